@@ -1,0 +1,139 @@
+"""Where completed rounds go: the interface between the rooms and the match database.
+
+The room calls `round_completed` for a `round_ended` event *before* publishing it; when the
+call returns, the round is durable (in the database, or in an outbox that retries until the
+database takes it). Writes are idempotent on (match_id, number): a retry never stores a round
+twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    seat: int
+    player_id: str
+    name: str
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    match_id: str
+    room: str
+    settings: dict[str, Any]
+    players: tuple[PlayerRecord, ...]
+    number: int
+    winner: int | None
+    reason: str
+    points: tuple[int, ...]
+    scores: tuple[int, ...]  # cumulative totals after this round
+    hands: tuple[tuple[dict[str, Any], ...], ...]  # the cards left in each hand, as on the wire
+    started_at: int  # ms since epoch
+    ended_at: int
+    match_over: bool = False
+    match_winner: int | None = None
+    snapshot: dict[str, Any] | None = field(default=None, compare=False)  # state_to_json
+
+
+class MatchRecorder(Protocol):
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def match_started(
+        self,
+        match_id: str,
+        room: str,
+        settings: dict[str, Any],
+        players: tuple[PlayerRecord, ...],
+        started_at: int,
+    ) -> None:
+        """Called when a match is dealt; best effort (a round record also creates the match)."""
+        ...
+
+    async def round_completed(self, record: RoundRecord) -> None: ...
+
+    async def get_match(self, match_id: str) -> dict[str, Any] | None:
+        """The PROTOCOL `GET /api/matches/{match_id}` body, or None."""
+        ...
+
+    async def healthy(self) -> bool: ...
+
+
+class MemoryRecorder:
+    """Keeps matches in a dict: the default when no database is configured (and for tests)."""
+
+    def __init__(self) -> None:
+        self._matches: dict[str, dict[str, Any]] = {}
+        self._rounds: dict[str, dict[int, RoundRecord]] = {}
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def match_started(
+        self,
+        match_id: str,
+        room: str,
+        settings: dict[str, Any],
+        players: tuple[PlayerRecord, ...],
+        started_at: int,
+    ) -> None:
+        self._matches.setdefault(match_id, _head(match_id, room, settings, players))
+        self._rounds.setdefault(match_id, {})
+
+    async def round_completed(self, record: RoundRecord) -> None:
+        self._matches.setdefault(
+            record.match_id, _head(record.match_id, record.room, record.settings, record.players)
+        )
+        self._rounds.setdefault(record.match_id, {})[record.number] = record
+
+    async def get_match(self, match_id: str) -> dict[str, Any] | None:
+        head = self._matches.get(match_id)
+        if head is None:
+            return None
+        rounds = [self._rounds[match_id][n] for n in sorted(self._rounds[match_id])]
+        if not rounds:
+            return {
+                **head,
+                "status": "running",
+                "rounds": [],
+                "scores": [0] * len(head["players"]),
+                "winner": None,
+            }
+        last = rounds[-1]
+        return {
+            **head,
+            "status": "finished" if last.match_over else "running",
+            "rounds": [
+                {
+                    "number": r.number,
+                    "winner": r.winner,
+                    "points": list(r.points),
+                    "ended_at": r.ended_at,
+                }
+                for r in rounds
+            ],
+            "scores": list(last.scores),
+            "winner": last.match_winner if last.match_over else None,
+        }
+
+    async def healthy(self) -> bool:
+        return True
+
+
+def _head(
+    match_id: str, room: str, settings: dict[str, Any], players: tuple[PlayerRecord, ...]
+) -> dict[str, Any]:
+    return {
+        "match_id": match_id,
+        "room": room,
+        "settings": settings,
+        "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in players],
+    }
