@@ -39,6 +39,10 @@ class RoundRecord:
     snapshot: dict[str, Any] | None = field(default=None, compare=False)  # state_to_json
 
 
+class RecorderUnavailable(RuntimeError):
+    """The match database cannot be read now (the HTTP layer answers 503)."""
+
+
 class MatchRecorder(Protocol):
     async def start(self) -> None: ...
 
@@ -58,7 +62,15 @@ class MatchRecorder(Protocol):
     async def round_completed(self, record: RoundRecord) -> None: ...
 
     async def get_match(self, match_id: str) -> dict[str, Any] | None:
-        """The PROTOCOL `GET /api/matches/{match_id}` body, or None."""
+        """The PROTOCOL `GET /api/matches/{match_id}` body, or None.
+
+        Raises RecorderUnavailable when the database cannot be read.
+        """
+        ...
+
+    async def latest_snapshot(self, room: str) -> dict[str, Any] | None:
+        """The room's state (RoundRecord.snapshot) at its latest completed round, or None: after
+        a restart the room is restored from it and deals its next round."""
         ...
 
     async def healthy(self) -> bool: ...
@@ -70,6 +82,7 @@ class MemoryRecorder:
     def __init__(self) -> None:
         self._matches: dict[str, dict[str, Any]] = {}
         self._rounds: dict[str, dict[int, RoundRecord]] = {}
+        self._snapshots: dict[str, dict[str, Any]] = {}
 
     async def start(self) -> None:
         return None
@@ -92,7 +105,10 @@ class MemoryRecorder:
         self._matches.setdefault(
             record.match_id, _head(record.match_id, record.room, record.settings, record.players)
         )
-        self._rounds.setdefault(record.match_id, {})[record.number] = record
+        # setdefault: a duplicate (a retry) keeps the first record, as the database does
+        self._rounds.setdefault(record.match_id, {}).setdefault(record.number, record)
+        if record.snapshot is not None:
+            self._snapshots[record.room] = record.snapshot
 
     async def get_match(self, match_id: str) -> dict[str, Any] | None:
         head = self._matches.get(match_id)
@@ -123,6 +139,9 @@ class MemoryRecorder:
             "scores": list(last.scores),
             "winner": last.match_winner if last.match_over else None,
         }
+
+    async def latest_snapshot(self, room: str) -> dict[str, Any] | None:
+        return self._snapshots.get(room)
 
     async def healthy(self) -> bool:
         return True

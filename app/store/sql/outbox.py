@@ -1,0 +1,159 @@
+"""The durable local outbox: completed rounds the database has not taken yet.
+
+A small SQLite file (stdlib driver, synchronous SQLAlchemy Core, run in a worker thread) next to
+the data, not a JSONL file: an insert and a delete are each one atomic, fsynced transaction, so a
+crash can neither tear a record nor lose one, and a record is removed only after the database
+committed it. Removal after a crash that came between the two is harmless: delivery is
+idempotent on (match_id, number). The key is unique here too, so a duplicate is kept once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Engine,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    delete,
+    event,
+    func,
+    select,
+)
+from sqlalchemy.dialects.sqlite import insert
+
+from app.store.recorder import RoundRecord
+from app.store.sql.records import record_from_json, record_to_json
+
+_metadata = MetaData()
+OUTBOX = Table(
+    "outbox",
+    _metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("match_id", String, nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("room", String, nullable=False, index=True),
+    Column("ended_at", Integer, nullable=False),
+    Column("body", Text, nullable=False),
+    UniqueConstraint("match_id", "number"),
+)
+
+
+class Outbox:
+    """Rounds waiting for the database, in arrival order. All methods are thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+        self._count = 0
+
+    def __len__(self) -> int:
+        """Rounds waiting (kept in memory, so the move path never reads the file to ask)."""
+        return self._count
+
+    async def open(self) -> None:
+        await asyncio.to_thread(self._open)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._close)
+
+    async def put(self, record: RoundRecord) -> None:
+        """Returns once the record is fsynced to the outbox file."""
+        body = json.dumps(record_to_json(record), separators=(",", ":"))
+        await asyncio.to_thread(self._put, record, body)
+
+    async def pending(self) -> list[tuple[int, RoundRecord]]:
+        """(seq, record) of every waiting round, oldest first."""
+        rows = await asyncio.to_thread(
+            self._select, select(OUTBOX.c.seq, OUTBOX.c.body).order_by(OUTBOX.c.seq)
+        )
+        return [(row.seq, record_from_json(json.loads(row.body))) for row in rows]
+
+    async def for_match(self, match_id: str) -> list[RoundRecord]:
+        rows = await asyncio.to_thread(
+            self._select,
+            select(OUTBOX.c.seq, OUTBOX.c.body)
+            .where(OUTBOX.c.match_id == match_id)
+            .order_by(OUTBOX.c.seq),
+        )
+        return [record_from_json(json.loads(row.body)) for row in rows]
+
+    async def latest_for_room(self, room: str) -> RoundRecord | None:
+        rows = await asyncio.to_thread(
+            self._select,
+            select(OUTBOX.c.seq, OUTBOX.c.body)
+            .where(OUTBOX.c.room == room)
+            .order_by(OUTBOX.c.ended_at.desc(), OUTBOX.c.seq.desc())
+            .limit(1),
+        )
+        return record_from_json(json.loads(rows[0].body)) if rows else None
+
+    async def remove(self, seq: int) -> None:
+        await asyncio.to_thread(self._remove, seq)
+
+    # --- in the worker thread ---
+
+    def _open(self) -> None:
+        with self._lock:
+            if self._engine is not None:
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            engine = create_engine(f"sqlite:///{self.path}")
+            event.listen(engine, "connect", _durable_pragmas)
+            _metadata.create_all(engine)
+            with engine.connect() as conn:
+                self._count = conn.execute(select(func.count()).select_from(OUTBOX)).scalar_one()
+            self._engine = engine
+
+    def _close(self) -> None:
+        with self._lock:
+            if self._engine is not None:
+                self._engine.dispose()
+                self._engine = None
+
+    def _require(self) -> Engine:
+        if self._engine is None:
+            raise RuntimeError("the outbox is not open")
+        return self._engine
+
+    def _put(self, record: RoundRecord, body: str) -> None:
+        with self._lock, self._require().begin() as conn:
+            added = conn.execute(
+                insert(OUTBOX)
+                .values(
+                    match_id=record.match_id,
+                    number=record.number,
+                    room=record.room,
+                    ended_at=record.ended_at,
+                    body=body,
+                )
+                .on_conflict_do_nothing(index_elements=[OUTBOX.c.match_id, OUTBOX.c.number])
+            ).rowcount
+            self._count += added
+
+    def _select(self, query: Any) -> list[Any]:
+        with self._lock, self._require().connect() as conn:
+            return list(conn.execute(query).all())
+
+    def _remove(self, seq: int) -> None:
+        with self._lock, self._require().begin() as conn:
+            self._count -= conn.execute(delete(OUTBOX).where(OUTBOX.c.seq == seq)).rowcount
+
+
+def _durable_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()

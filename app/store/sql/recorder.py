@@ -1,0 +1,265 @@
+"""SqlRecorder: completed rounds into the database, or into the local outbox when it is down.
+
+`round_completed` tries the database with a short timeout. When that fails (or the outbox still
+holds older rounds, so that rounds reach the database in order), the round is fsynced to the
+outbox instead, and a background task delivers the outbox until the database takes each round.
+Delivery is idempotent on (match_id, number), so a write that timed out but did commit, or a
+crash between the commit and the outbox removal, never stores a round twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.store.recorder import PlayerRecord, RecorderUnavailable, RoundRecord
+from app.store.sql.engine import make_engine, sqlite_path
+from app.store.sql.migrate import upgrade_to_head
+from app.store.sql.outbox import Outbox
+from app.store.sql.reads import read_latest_snapshot, read_match
+from app.store.sql.writes import ensure_match, store_round
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+WRITE_TIMEOUT_S = 1.0  # longest a round end may wait for the database before the outbox
+READ_TIMEOUT_S = 3.0
+RETRY_MIN_S = 0.2
+RETRY_MAX_S = 5.0
+
+
+class SqlRecorder:
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        outbox_path: Path | None = None,
+        connect_args: dict[str, Any] | None = None,
+        write_timeout: float = WRITE_TIMEOUT_S,
+        migrate: bool = True,
+    ) -> None:
+        self.engine: AsyncEngine = make_engine(database_url, connect_args)
+        self.outbox = Outbox(outbox_path or default_outbox_path(database_url))
+        self.write_timeout = write_timeout
+        self._migrate = migrate
+        self._migrated = False
+        self._wake = asyncio.Event()
+        self._delivery: asyncio.Task[None] | None = None
+
+    # --- lifecycle ---
+
+    async def start(self) -> None:
+        """Open the outbox, migrate to head, and start delivering what an earlier run left.
+
+        An unreachable database does not stop the server from starting: rounds go to the
+        outbox, and the delivery task migrates and delivers when the database comes up.
+        """
+        await self.outbox.open()
+        try:
+            await self._ensure_migrated()
+        except Exception as exc:
+            log.warning("match database unavailable at start-up (%s); using the outbox", _kind(exc))
+        self._delivery = asyncio.create_task(self._deliver_forever(), name="match-outbox")
+        if len(self.outbox):
+            self._wake.set()
+
+    async def close(self) -> None:
+        if self._delivery is not None:
+            self._delivery.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._delivery
+            self._delivery = None
+        await self.outbox.close()
+        await self.engine.dispose()
+
+    # --- writes ---
+
+    async def match_started(
+        self,
+        match_id: str,
+        room: str,
+        settings: dict[str, Any],
+        players: tuple[PlayerRecord, ...],
+        started_at: int,
+    ) -> None:
+        """Best effort: the first stored round creates the match anyway."""
+        if not self._migrated:
+            return
+        try:
+            await self._timed(self._write_match(match_id, room, settings, players, started_at))
+        except Exception as exc:
+            log.warning("match %s not recorded at its start (%s)", match_id, _kind(exc))
+
+    async def round_completed(self, record: RoundRecord) -> None:
+        """Returns once the round is durable: in the database, or else in the outbox."""
+        if self._migrated and not len(self.outbox):
+            try:
+                await self._timed(self._write_round(record))
+                return
+            except Exception as exc:
+                log.warning(
+                    "round %d of match %s goes to the outbox (%s)",
+                    record.number,
+                    record.match_id,
+                    _kind(exc),
+                )
+        await self.outbox.put(record)
+        self._wake.set()
+
+    # --- reads ---
+
+    async def get_match(self, match_id: str) -> dict[str, Any] | None:
+        """The PROTOCOL body; rounds still in the outbox are included, so nothing seems lost."""
+        try:
+            async with self.engine.connect() as conn:
+                match = await asyncio.wait_for(read_match(conn, match_id), READ_TIMEOUT_S)
+        except Exception as exc:
+            raise RecorderUnavailable("the match database is unavailable") from exc
+        waiting = await self.outbox.for_match(match_id) if len(self.outbox) else []
+        return _with_waiting_rounds(match, waiting)
+
+    async def latest_snapshot(self, room: str) -> dict[str, Any] | None:
+        """The room state at its latest completed round (outbox or database), to restore it."""
+        waiting = await self.outbox.latest_for_room(room) if len(self.outbox) else None
+        try:
+            async with self.engine.connect() as conn:
+                stored = await asyncio.wait_for(read_latest_snapshot(conn, room), READ_TIMEOUT_S)
+        except Exception as exc:
+            if waiting is not None and waiting.snapshot is not None:
+                return waiting.snapshot
+            raise RecorderUnavailable("the match database is unavailable") from exc
+        newer = waiting is not None and (stored is None or waiting.ended_at >= stored[0])
+        if waiting is not None and waiting.snapshot is not None and newer:
+            return waiting.snapshot
+        return stored[1] if stored is not None else None
+
+    async def healthy(self) -> bool:
+        try:
+            async with self.engine.connect() as conn:
+                await asyncio.wait_for(conn.execute(select(1)), self.write_timeout)
+            return True
+        except Exception:
+            return False
+
+    def outbox_size(self) -> int:
+        """Rounds waiting for the database (for /healthz details and tests)."""
+        return len(self.outbox)
+
+    # --- internals ---
+
+    async def _timed(self, work: Awaitable[T]) -> T:
+        return await asyncio.wait_for(work, self.write_timeout)
+
+    async def _ensure_migrated(self) -> None:
+        if self._migrated:
+            return
+        if self._migrate:
+            await upgrade_to_head(self.engine)
+        self._migrated = True
+
+    async def _write_match(
+        self,
+        match_id: str,
+        room: str,
+        settings: dict[str, Any],
+        players: tuple[PlayerRecord, ...],
+        started_at: int,
+    ) -> None:
+        async with self.engine.begin() as conn:
+            await ensure_match(conn, match_id, room, settings, players, started_at)
+
+    async def _write_round(self, record: RoundRecord) -> bool:
+        async with self.engine.begin() as conn:
+            return await store_round(conn, record)
+
+    async def _deliver_forever(self) -> None:
+        delay = RETRY_MIN_S
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self._ensure_migrated()
+                await self._deliver_outbox()
+                delay = RETRY_MIN_S
+            except Exception as exc:
+                log.warning("outbox delivery failed (%s); retrying in %.1f s", _kind(exc), delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_S)
+                self._wake.set()
+
+    async def _deliver_outbox(self) -> None:
+        for seq, record in await self.outbox.pending():
+            stored = await self._timed(self._write_round(record))
+            await self.outbox.remove(seq)
+            log.info(
+                "outbox: round %d of match %s %s",
+                record.number,
+                record.match_id,
+                "delivered" if stored else "was already stored",
+            )
+
+
+def default_outbox_path(database_url: str) -> Path:
+    """Next to the SQLite file, else data/outbox.sqlite3 (one per process working directory)."""
+    path = sqlite_path(make_url(database_url))
+    if path is not None:
+        return path.with_name(path.stem + ".outbox.sqlite3")
+    return Path("data") / "outbox.sqlite3"
+
+
+def _with_waiting_rounds(
+    match: dict[str, Any] | None, waiting: list[RoundRecord]
+) -> dict[str, Any] | None:
+    if not waiting:
+        return match
+    first = waiting[0]
+    if match is None:
+        match = {
+            "match_id": first.match_id,
+            "room": first.room,
+            "status": "running",
+            "settings": first.settings,
+            "players": [
+                {"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in first.players
+            ],
+            "rounds": [],
+            "scores": [0] * len(first.players),
+            "winner": None,
+        }
+    known = {r["number"] for r in match["rounds"]}
+    rounds = list(match["rounds"])
+    for r in waiting:
+        if r.number not in known:
+            rounds.append(_round_json(r))
+    rounds.sort(key=lambda r: r["number"])
+    last = max(waiting, key=lambda r: r.number)
+    result = {**match, "rounds": rounds}
+    if not match["rounds"] or last.number >= max(r["number"] for r in match["rounds"]):
+        result["scores"] = list(last.scores)
+        if last.match_over:
+            result["status"] = "finished"
+            result["winner"] = last.match_winner
+    return result
+
+
+def _round_json(r: RoundRecord) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "winner": r.winner,
+        "points": list(r.points),
+        "ended_at": r.ended_at,
+    }
+
+
+def _kind(exc: BaseException) -> str:
+    """The error's type only: messages can carry connection strings or row data."""
+    return type(exc).__name__

@@ -1,0 +1,182 @@
+"""Writing matches and rounds. Every write is idempotent, so a retry never stores twice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Table, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.store.recorder import PlayerRecord, RoundRecord
+from app.store.sql.models import (
+    Match,
+    MatchPlayer,
+    MatchScore,
+    Player,
+    Room,
+    RoomSnapshot,
+    Round,
+    RoundPlayer,
+)
+from app.store.sql.upsert import insert_for
+
+
+def _table(model: type[Any]) -> Table:
+    table: Table = model.__table__
+    return table
+
+
+ROOMS = _table(Room)
+PLAYERS = _table(Player)
+MATCHES = _table(Match)
+MATCH_PLAYERS = _table(MatchPlayer)
+ROUNDS = _table(Round)
+ROUND_PLAYERS = _table(RoundPlayer)
+MATCH_SCORES = _table(MatchScore)
+ROOM_SNAPSHOTS = _table(RoomSnapshot)
+
+
+async def ensure_match(
+    conn: AsyncConnection,
+    match_id: str,
+    room: str,
+    settings: dict[str, Any],
+    players: tuple[PlayerRecord, ...],
+    started_at: int,
+) -> None:
+    """Create the room, players, match and seats unless they exist (names follow the latest)."""
+    await conn.execute(
+        insert_for(conn, ROOMS)
+        .values(code=room, created_at=started_at)
+        .on_conflict_do_nothing(index_elements=[ROOMS.c.code])
+    )
+    for p in sorted(players, key=lambda p: p.player_id):  # one lock order: no deadlocks
+        stmt = insert_for(conn, PLAYERS).values(
+            id=p.player_id, name=p.name, first_seen_at=started_at
+        )
+        await conn.execute(
+            stmt.on_conflict_do_update(
+                index_elements=[PLAYERS.c.id], set_={"name": stmt.excluded.name}
+            )
+        )
+    await conn.execute(
+        insert_for(conn, MATCHES)
+        .values(
+            id=match_id,
+            room=room,
+            settings=settings,
+            status="running",
+            started_at=started_at,
+            ended_at=None,
+            winner=None,
+        )
+        .on_conflict_do_nothing(index_elements=[MATCHES.c.id])
+    )
+    if players:
+        await conn.execute(
+            insert_for(conn, MATCH_PLAYERS)
+            .values(
+                [
+                    {
+                        "match_id": match_id,
+                        "seat": p.seat,
+                        "player_id": p.player_id,
+                        "name": p.name,
+                        "bot": p.bot,
+                    }
+                    for p in players
+                ]
+            )
+            .on_conflict_do_nothing(index_elements=[MATCH_PLAYERS.c.match_id, MATCH_PLAYERS.c.seat])
+        )
+
+
+async def store_round(conn: AsyncConnection, r: RoundRecord) -> bool:
+    """Store a completed round in the caller's transaction; False when it was already stored.
+
+    Everything that depends on the round (per-seat rows, cumulative scores, the match's end, the
+    room snapshot) is written only when the round row is new, so a duplicate changes nothing.
+    """
+    await ensure_match(conn, r.match_id, r.room, r.settings, r.players, r.started_at)
+    inserted = await conn.execute(
+        insert_for(conn, ROUNDS)
+        .values(
+            match_id=r.match_id,
+            number=r.number,
+            winner=r.winner,
+            reason=r.reason,
+            started_at=r.started_at,
+            ended_at=r.ended_at,
+            duration_ms=max(0, r.ended_at - r.started_at),
+        )
+        .on_conflict_do_nothing(index_elements=[ROUNDS.c.match_id, ROUNDS.c.number])
+        .returning(ROUNDS.c.number)
+    )
+    if inserted.first() is None:
+        return False
+    await conn.execute(
+        ROUND_PLAYERS.insert(),
+        [
+            {
+                "match_id": r.match_id,
+                "number": r.number,
+                "seat": seat,
+                "points": r.points[seat],
+                "score": r.scores[seat],
+                "hand": list(r.hands[seat]) if seat < len(r.hands) else [],
+            }
+            for seat in range(len(r.points))
+        ],
+    )
+    await _raise_scores(conn, r)
+    if r.match_over:
+        await conn.execute(
+            update(MATCHES)
+            .where(MATCHES.c.id == r.match_id)
+            .values(status="finished", ended_at=r.ended_at, winner=r.match_winner)
+        )
+    if r.snapshot is not None:
+        await _keep_latest_snapshot(conn, r)
+    return True
+
+
+async def _raise_scores(conn: AsyncConnection, r: RoundRecord) -> None:
+    """Totals move only forward: a late older round (from the outbox) never rolls them back."""
+    seat_player = {p.seat: p.player_id for p in r.players}
+    stmt = insert_for(conn, MATCH_SCORES).values(
+        [
+            {
+                "match_id": r.match_id,
+                "seat": seat,
+                "player_id": seat_player[seat],
+                "score": score,
+                "through_round": r.number,
+            }
+            for seat, score in enumerate(r.scores)
+        ]
+    )
+    await conn.execute(
+        stmt.on_conflict_do_update(
+            index_elements=[MATCH_SCORES.c.match_id, MATCH_SCORES.c.seat],
+            set_={"score": stmt.excluded.score, "through_round": stmt.excluded.through_round},
+            where=MATCH_SCORES.c.through_round < stmt.excluded.through_round,
+        )
+    )
+
+
+async def _keep_latest_snapshot(conn: AsyncConnection, r: RoundRecord) -> None:
+    stmt = insert_for(conn, ROOM_SNAPSHOTS).values(
+        room=r.room, match_id=r.match_id, number=r.number, ended_at=r.ended_at, snapshot=r.snapshot
+    )
+    await conn.execute(
+        stmt.on_conflict_do_update(
+            index_elements=[ROOM_SNAPSHOTS.c.room],
+            set_={
+                "match_id": stmt.excluded.match_id,
+                "number": stmt.excluded.number,
+                "ended_at": stmt.excluded.ended_at,
+                "snapshot": stmt.excluded.snapshot,
+            },
+            where=ROOM_SNAPSHOTS.c.ended_at <= stmt.excluded.ended_at,
+        )
+    )
