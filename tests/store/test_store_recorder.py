@@ -1,0 +1,169 @@
+"""The SQL recorder against SQLite and PostgreSQL: what goes in comes out, once."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+from app.store.sql.models import MatchScore, Round, RoundPlayer
+from app.store.sql.outbox import Outbox
+
+from .conftest import Database
+from .helpers import PLAYERS, count_rows, match_rounds
+
+POINTS = [(30, 0, 0), (0, 12, 0), (0, 0, 0), (41, 0, 0)]
+
+
+def expected_body(records: list, *, finished: bool) -> dict:
+    last = records[-1]
+    return {
+        "match_id": last.match_id,
+        "room": last.room,
+        "status": "finished" if finished else "running",
+        "settings": last.settings,
+        "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in PLAYERS],
+        "rounds": [
+            {
+                "number": r.number,
+                "winner": r.winner,
+                "points": list(r.points),
+                "ended_at": r.ended_at,
+            }
+            for r in records
+        ],
+        "scores": list(last.scores),
+        "winner": last.match_winner if finished else None,
+    }
+
+
+async def test_rounds_read_back_in_the_protocol_shape(database: Database) -> None:
+    recorder = database.recorder()
+    await recorder.start()
+    records = match_rounds(POINTS, finished=True)
+    await recorder.match_started("match-1", "ROOM1", records[0].settings, PLAYERS, 1)
+    for r in records:
+        await recorder.round_completed(r)
+    body = await recorder.get_match("match-1")
+    assert body == expected_body(records, finished=True)
+    assert body is not None and body["scores"] == [71, 12, 0] and body["winner"] == 0
+    assert recorder.outbox_size() == 0
+
+
+async def test_a_running_match_has_no_winner_and_a_started_one_no_rounds(
+    database: Database,
+) -> None:
+    recorder = database.recorder()
+    await recorder.start()
+    records = match_rounds(POINTS[:2], match_id="match-2", room="ROOM2")
+    await recorder.match_started("match-2", "ROOM2", records[0].settings, PLAYERS, 5)
+    assert await recorder.get_match("match-2") == {
+        "match_id": "match-2",
+        "room": "ROOM2",
+        "status": "running",
+        "settings": records[0].settings,
+        "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in PLAYERS],
+        "rounds": [],
+        "scores": [0, 0, 0],
+        "winner": None,
+    }
+    for r in records:
+        await recorder.round_completed(r)
+    assert await recorder.get_match("match-2") == expected_body(records, finished=False)
+    assert await recorder.get_match("no-such-match") is None
+
+
+async def test_the_same_round_twice_is_stored_once(database: Database) -> None:
+    recorder = database.recorder()
+    await recorder.start()
+    first, second = match_rounds(POINTS[:2])
+    await recorder.round_completed(first)
+    await recorder.round_completed(first)
+    await recorder.round_completed(second)
+    # a duplicate differing in content is still the same round: the first one stands
+    await recorder.round_completed(dataclasses.replace(first, points=(99, 99, 99)))
+    await asyncio.gather(*(recorder.round_completed(second) for _ in range(5)))
+    assert await count_rows(recorder, Round, "match-1") == 2
+    assert await count_rows(recorder, RoundPlayer, "match-1") == 6
+    assert await count_rows(recorder, MatchScore, "match-1") == 3
+    assert await recorder.get_match("match-1") == expected_body([first, second], finished=False)
+
+
+async def test_a_late_older_round_does_not_roll_the_scores_back(database: Database) -> None:
+    recorder = database.recorder()
+    await recorder.start()
+    records = match_rounds(POINTS)
+    for r in [records[0], records[2], records[3], records[1]]:
+        await recorder.round_completed(r)
+    body = await recorder.get_match("match-1")
+    assert body is not None
+    assert body["scores"] == list(records[-1].scores)
+    assert [r["number"] for r in body["rounds"]] == [1, 2, 3, 4]
+    assert await recorder.latest_snapshot("ROOM1") == records[-1].snapshot
+
+
+async def test_after_a_restart_rounds_scores_and_the_latest_snapshot_are_intact(
+    database: Database,
+) -> None:
+    records = match_rounds(POINTS[:3])
+    before = database.recorder()
+    await before.start()
+    for r in records:
+        await before.round_completed(r)
+    await before.close()
+
+    after = database.recorder()
+    await after.start()
+    assert await after.get_match("match-1") == expected_body(records, finished=False)
+    restored = await after.latest_snapshot("ROOM1")
+    assert restored == {"room": "ROOM1", "match_id": "match-1", "round": 3}
+    assert await after.latest_snapshot("OTHER") is None
+    # the room restored from the snapshot goes on with round 4
+    more = match_rounds(POINTS, finished=True)
+    await after.round_completed(more[3])
+    assert await after.get_match("match-1") == expected_body(more, finished=True)
+
+
+async def test_a_new_match_in_the_same_room_moves_the_snapshot_on(database: Database) -> None:
+    recorder = database.recorder()
+    await recorder.start()
+    for r in match_rounds(POINTS[:2], finished=True):
+        await recorder.round_completed(r)
+    later = [
+        dataclasses.replace(r, started_at=r.started_at + 10**6, ended_at=r.ended_at + 10**6)
+        for r in match_rounds(POINTS[:1], match_id="match-9")
+    ]
+    await recorder.round_completed(later[0])
+    assert await recorder.latest_snapshot("ROOM1") == later[0].snapshot
+    first = await recorder.get_match("match-1")
+    assert first is not None and first["status"] == "finished"
+
+
+async def test_rounds_left_in_the_outbox_by_an_earlier_run_are_delivered_at_start(
+    database: Database,
+) -> None:
+    records = match_rounds(POINTS, finished=True)
+    outbox = Outbox(database.workdir / "outbox.sqlite3")
+    await outbox.open()
+    for r in records[1:]:
+        await outbox.put(r)
+    await outbox.put(records[1])  # a duplicate in the outbox is kept once
+    await outbox.close()
+
+    recorder = database.recorder()
+    await recorder.start()
+    await recorder.round_completed(records[0])  # queued behind the outbox: order is kept
+    await wait_until_delivered(recorder)
+    assert await recorder.get_match("match-1") == expected_body(records, finished=True)
+    assert await count_rows(recorder, Round, "match-1") == 4
+
+
+async def test_healthy_reports_a_reachable_database(database: Database) -> None:
+    recorder = database.recorder()
+    await recorder.start()
+    assert await recorder.healthy() is True
+
+
+async def wait_until_delivered(recorder, timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while recorder.outbox_size():
+            await asyncio.sleep(0.02)
