@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from sqlalchemy import func, select
@@ -66,3 +67,32 @@ async def count_rows(recorder: SqlRecorder, model: type[Any], match_id: str) -> 
             select(func.count()).select_from(table).where(table.c.match_id == match_id)
         )
         return int(result.scalar_one())
+
+
+def expected_body(records: list[RoundRecord], *, finished: bool) -> dict[str, Any]:
+    """The GET /api/matches body these rounds should give."""
+    last = records[-1]
+    return {
+        "match_id": last.match_id,
+        "room": last.room,
+        "status": "finished" if finished else "running",
+        "settings": last.settings,
+        "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in PLAYERS],
+        "rounds": [
+            {
+                "number": r.number,
+                "winner": r.winner,
+                "points": list(r.points),
+                "ended_at": r.ended_at,
+            }
+            for r in records
+        ],
+        "scores": list(last.scores),
+        "winner": last.match_winner if finished else None,
+    }
+
+
+async def wait_until_delivered(recorder: SqlRecorder, timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while recorder.outbox_size():
+            await asyncio.sleep(0.02)

@@ -9,31 +9,9 @@ from app.store.sql.models import MatchScore, Round, RoundPlayer
 from app.store.sql.outbox import Outbox
 
 from .conftest import Database
-from .helpers import PLAYERS, count_rows, match_rounds
+from .helpers import PLAYERS, count_rows, expected_body, match_rounds, wait_until_delivered
 
 POINTS = [(30, 0, 0), (0, 12, 0), (0, 0, 0), (41, 0, 0)]
-
-
-def expected_body(records: list, *, finished: bool) -> dict:
-    last = records[-1]
-    return {
-        "match_id": last.match_id,
-        "room": last.room,
-        "status": "finished" if finished else "running",
-        "settings": last.settings,
-        "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in PLAYERS],
-        "rounds": [
-            {
-                "number": r.number,
-                "winner": r.winner,
-                "points": list(r.points),
-                "ended_at": r.ended_at,
-            }
-            for r in records
-        ],
-        "scores": list(last.scores),
-        "winner": last.match_winner if finished else None,
-    }
 
 
 async def test_rounds_read_back_in_the_protocol_shape(database: Database) -> None:
@@ -163,7 +141,18 @@ async def test_healthy_reports_a_reachable_database(database: Database) -> None:
     assert await recorder.healthy() is True
 
 
-async def wait_until_delivered(recorder, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while recorder.outbox_size():
-            await asyncio.sleep(0.02)
+async def test_a_round_stored_and_also_outboxed_is_stored_once(database: Database) -> None:
+    """What a write that timed out after its commit leaves behind: the round in both places."""
+    records = match_rounds(POINTS[:2])
+    recorder = database.recorder()
+    await recorder.start()
+    await recorder.round_completed(records[0])
+    await recorder.outbox.put(records[0])
+    await recorder.outbox.put(records[1])
+    await recorder.round_completed(records[1])  # the outbox is not empty: queued, kept once
+    assert recorder.outbox_size() == 2
+    recorder.wake_delivery()
+    await wait_until_delivered(recorder)
+    assert await count_rows(recorder, Round, "match-1") == 2
+    assert await count_rows(recorder, RoundPlayer, "match-1") == 6
+    assert await recorder.get_match("match-1") == expected_body(records, finished=False)

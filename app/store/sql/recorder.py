@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.store.recorder import PlayerRecord, RecorderUnavailable, RoundRecord
 from app.store.sql.engine import make_engine, sqlite_path
@@ -35,6 +35,7 @@ WRITE_TIMEOUT_S = 1.0  # longest a round end may wait for the database before th
 READ_TIMEOUT_S = 3.0
 RETRY_MIN_S = 0.2
 RETRY_MAX_S = 5.0
+CLOSE_GRACE_S = 3.0  # how long close() lets timed-out writes clean up
 
 
 class SqlRecorder:
@@ -54,6 +55,7 @@ class SqlRecorder:
         self._migrated = False
         self._wake = asyncio.Event()
         self._delivery: asyncio.Task[None] | None = None
+        self._abandoned: set[asyncio.Future[Any]] = set()  # timed-out writes still cleaning up
 
     # --- lifecycle ---
 
@@ -78,6 +80,8 @@ class SqlRecorder:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._delivery
             self._delivery = None
+        if self._abandoned:
+            await asyncio.wait(self._abandoned, timeout=CLOSE_GRACE_S)
         await self.outbox.close()
         await self.engine.dispose()
 
@@ -120,8 +124,7 @@ class SqlRecorder:
     async def get_match(self, match_id: str) -> dict[str, Any] | None:
         """The PROTOCOL body; rounds still in the outbox are included, so nothing seems lost."""
         try:
-            async with self.engine.connect() as conn:
-                match = await asyncio.wait_for(read_match(conn, match_id), READ_TIMEOUT_S)
+            match = await self._timed(self._read(read_match, match_id), READ_TIMEOUT_S)
         except Exception as exc:
             raise RecorderUnavailable("the match database is unavailable") from exc
         waiting = await self.outbox.for_match(match_id) if len(self.outbox) else []
@@ -131,8 +134,7 @@ class SqlRecorder:
         """The room state at its latest completed round (outbox or database), to restore it."""
         waiting = await self.outbox.latest_for_room(room) if len(self.outbox) else None
         try:
-            async with self.engine.connect() as conn:
-                stored = await asyncio.wait_for(read_latest_snapshot(conn, room), READ_TIMEOUT_S)
+            stored = await self._timed(self._read(read_latest_snapshot, room), READ_TIMEOUT_S)
         except Exception as exc:
             if waiting is not None and waiting.snapshot is not None:
                 return waiting.snapshot
@@ -144,11 +146,14 @@ class SqlRecorder:
 
     async def healthy(self) -> bool:
         try:
-            async with self.engine.connect() as conn:
-                await asyncio.wait_for(conn.execute(select(1)), self.write_timeout)
+            await self._timed(self._read(_ping))
             return True
         except Exception:
             return False
+
+    def wake_delivery(self) -> None:
+        """Deliver the outbox now rather than at the next retry."""
+        self._wake.set()
 
     def outbox_size(self) -> int:
         """Rounds waiting for the database (for /healthz details and tests)."""
@@ -156,8 +161,32 @@ class SqlRecorder:
 
     # --- internals ---
 
-    async def _timed(self, work: Awaitable[T]) -> T:
-        return await asyncio.wait_for(work, self.write_timeout)
+    async def _read(
+        self, query: Callable[[AsyncConnection, str], Awaitable[T]], key: str = ""
+    ) -> T:
+        async with self.engine.connect() as conn:
+            return await query(conn, key)
+
+    async def _timed(self, work: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """`work` within `timeout` (default: the write timeout), else TimeoutError at once.
+
+        Not asyncio.wait_for: it waits for the cancelled work to clean up, and closing a
+        connection to a stalled server takes seconds. The cancelled work finishes in the
+        background instead (and if it did commit, the outbox copy is a harmless duplicate).
+        """
+        task = asyncio.ensure_future(work)
+        try:
+            limit = self.write_timeout if timeout is None else timeout
+            done, _ = await asyncio.wait({task}, timeout=limit)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if task in done:
+            return task.result()
+        task.cancel()
+        self._abandoned.add(task)
+        task.add_done_callback(_forget(self._abandoned))
+        raise TimeoutError(f"no answer from the match database in {limit} s")
 
     async def _ensure_migrated(self) -> None:
         if self._migrated:
@@ -249,6 +278,19 @@ def _with_waiting_rounds(
             result["status"] = "finished"
             result["winner"] = last.match_winner
     return result
+
+
+async def _ping(conn: AsyncConnection, _key: str) -> None:
+    await conn.execute(select(1))
+
+
+def _forget(tasks: set[asyncio.Future[Any]]) -> Callable[[asyncio.Future[Any]], None]:
+    def done(task: asyncio.Future[Any]) -> None:
+        tasks.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: the failure was already logged as a timeout
+
+    return done
 
 
 def _round_json(r: RoundRecord) -> dict[str, Any]:
