@@ -8,7 +8,7 @@ twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 
@@ -105,8 +105,14 @@ class MemoryRecorder:
         self._matches.setdefault(
             record.match_id, _head(record.match_id, record.room, record.settings, record.players)
         )
-        # setdefault: a duplicate (a retry) keeps the first record, as the database does
-        self._rounds.setdefault(record.match_id, {}).setdefault(record.number, record)
+        # A duplicate (a retry) keeps the first record, as the database does, except that a
+        # repeat may add the match's end (the room learned of it after the round).
+        rounds = self._rounds.setdefault(record.match_id, {})
+        first = rounds.setdefault(record.number, record)
+        if record.match_over and not first.match_over:
+            rounds[record.number] = replace(
+                first, match_over=True, match_winner=record.match_winner
+            )
         if record.snapshot is not None:
             self._snapshots[record.room] = record.snapshot
 

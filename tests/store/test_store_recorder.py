@@ -156,3 +156,27 @@ async def test_a_round_stored_and_also_outboxed_is_stored_once(database: Databas
     assert await count_rows(recorder, Round, "match-1") == 2
     assert await count_rows(recorder, RoundPlayer, "match-1") == 6
     assert await recorder.get_match("match-1") == expected_body(records, finished=False)
+
+
+async def test_a_repeat_that_adds_the_match_end_finishes_the_match(database: Database) -> None:
+    records = match_rounds(POINTS[:2])
+    recorder = database.recorder()
+    await recorder.start()
+    for r in records:
+        await recorder.round_completed(r)
+    final = dataclasses.replace(records[1], match_over=True, match_winner=0)
+    await recorder.round_completed(final)
+    await recorder.round_completed(final)
+    assert await recorder.get_match("match-1") == expected_body([records[0], final], finished=True)
+    assert await count_rows(recorder, Round, "match-1") == 2
+
+    # the same while the rounds wait in the outbox
+    later = match_rounds(POINTS[:2], match_id="match-2")
+    await recorder.outbox.put(later[0])
+    await recorder.outbox.put(later[1])
+    final = dataclasses.replace(later[1], match_over=True, match_winner=0)
+    await recorder.round_completed(final)
+    assert recorder.outbox_size() == 2
+    recorder.wake_delivery()
+    await wait_until_delivered(recorder)
+    assert await recorder.get_match("match-2") == expected_body([later[0], final], finished=True)

@@ -4,7 +4,8 @@ A small SQLite file (stdlib driver, synchronous SQLAlchemy Core, run in a worker
 the data, not a JSONL file: an insert and a delete are each one atomic, fsynced transaction, so a
 crash can neither tear a record nor lose one, and a record is removed only after the database
 committed it. Removal after a crash that came between the two is harmless: delivery is
-idempotent on (match_id, number). The key is unique here too, so a duplicate is kept once.
+idempotent on (match_id, number). The key is unique here too, so a duplicate is kept once
+(a repeat that adds the match's end updates the waiting record).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Engine,
     Integer,
@@ -29,6 +31,7 @@ from sqlalchemy import (
     event,
     func,
     select,
+    update,
 )
 from sqlalchemy.dialects.sqlite import insert
 
@@ -44,6 +47,7 @@ OUTBOX = Table(
     Column("number", Integer, nullable=False),
     Column("room", String, nullable=False, index=True),
     Column("ended_at", Integer, nullable=False),
+    Column("match_over", Boolean, nullable=False),
     Column("body", Text, nullable=False),
     UniqueConstraint("match_id", "number"),
 )
@@ -136,11 +140,22 @@ class Outbox:
                     number=record.number,
                     room=record.room,
                     ended_at=record.ended_at,
+                    match_over=record.match_over,
                     body=body,
                 )
                 .on_conflict_do_nothing(index_elements=[OUTBOX.c.match_id, OUTBOX.c.number])
             ).rowcount
             self._count += added
+            if not added and record.match_over:  # a repeat that adds the match's end
+                conn.execute(
+                    update(OUTBOX)
+                    .where(
+                        OUTBOX.c.match_id == record.match_id,
+                        OUTBOX.c.number == record.number,
+                        OUTBOX.c.match_over.is_(False),
+                    )
+                    .values(match_over=True, body=body)
+                )
 
     def _select(self, query: Any) -> list[Any]:
         with self._lock, self._require().connect() as conn:

@@ -113,6 +113,8 @@ async def store_round(conn: AsyncConnection, r: RoundRecord) -> bool:
         .returning(ROUNDS.c.number)
     )
     if inserted.first() is None:
+        if r.match_over:  # a repeat that adds the match's end (the room learned it late)
+            await _finish_match(conn, r)
         return False
     await conn.execute(
         ROUND_PLAYERS.insert(),
@@ -130,14 +132,18 @@ async def store_round(conn: AsyncConnection, r: RoundRecord) -> bool:
     )
     await _raise_scores(conn, r)
     if r.match_over:
-        await conn.execute(
-            update(MATCHES)
-            .where(MATCHES.c.id == r.match_id)
-            .values(status="finished", ended_at=r.ended_at, winner=r.match_winner)
-        )
+        await _finish_match(conn, r)
     if r.snapshot is not None:
         await _keep_latest_snapshot(conn, r)
     return True
+
+
+async def _finish_match(conn: AsyncConnection, r: RoundRecord) -> None:
+    await conn.execute(
+        update(MATCHES)
+        .where(MATCHES.c.id == r.match_id, MATCHES.c.status != "finished")
+        .values(status="finished", ended_at=r.ended_at, winner=r.match_winner)
+    )
 
 
 async def _raise_scores(conn: AsyncConnection, r: RoundRecord) -> None:
