@@ -1,0 +1,132 @@
+"""Browser test fixtures: Debian's Chromium through PyPI playwright, the real server on a free
+loopback port, console-error collection and screenshots under test-artifacts/browser/."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = os.environ.get("UNO_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = pytest.mark.browser
+
+
+def _chromium_or_skip() -> str:
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if not path:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Chromium is missing at {CHROMIUM} and CI=true")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    path = _chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[str]:
+    """`uvicorn app.main:app` with test hooks and in-memory stores; yields its base URL."""
+    _chromium_or_skip()
+    port = _free_port()
+    env = {
+        **os.environ,
+        "UNO_TEST_HOOKS": "1",
+        "DATABASE_URL": "memory://",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("REDIS_URL", None)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = (ARTIFACTS / "server.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
+         "--log-level", "warning"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"the server exited with {proc.returncode}; see {ARTIFACTS / 'server.log'}")
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("the server did not answer /healthz within 20 s")
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+class ConsoleErrors:
+    """Collects console 'error' messages and uncaught page errors of every watched page."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def watch(self, page: object, label: str) -> None:
+        page.on(  # type: ignore[attr-defined]
+            "console",
+            lambda msg: self.messages.append(f"[{label}] {msg.text}") if msg.type == "error" else None,
+        )
+        page.on("pageerror", lambda exc: self.messages.append(f"[{label}] uncaught: {exc}"))  # type: ignore[attr-defined]
+
+    def assert_none(self) -> None:
+        assert self.messages == [], "console errors:\n" + "\n".join(self.messages)
+
+
+@pytest.fixture
+def console_errors() -> Iterator[ConsoleErrors]:
+    errors = ConsoleErrors()
+    yield errors
+    errors.assert_none()

@@ -1,0 +1,78 @@
+"""Serve web/ to a page without the server: HTTP through page.route, the room socket through
+page.route_web_socket answering `hello` with a given view. For rendering tests only."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from pathlib import Path
+from typing import Any
+
+WEB = Path(__file__).resolve().parents[2] / "web"
+ORIGIN = "http://uno.test"
+
+
+class FakeSite:
+    def __init__(self, page: Any, view: dict[str, Any], role: str = "player") -> None:
+        self.page = page
+        self.view = view
+        self.role = role
+        self.sent: list[dict[str, Any]] = []
+        self.sockets: list[Any] = []
+        page.route(f"{ORIGIN}/**", self._http)
+        page.route_web_socket(f"ws://uno.test/ws/rooms/*", self._socket)
+
+    def _http(self, route: Any) -> None:
+        path = route.request.url[len(ORIGIN) :].split("?")[0]
+        if path.startswith("/assets/"):
+            file = WEB / path[len("/assets/") :]
+            if file.is_file():
+                ctype = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+                if file.suffix == ".js":
+                    ctype = "text/javascript"
+                route.fulfill(status=200, body=file.read_bytes(), headers={"content-type": ctype})
+                return
+            route.fulfill(status=404, body="")
+            return
+        if path.startswith("/api/"):
+            route.fulfill(status=200, json={"status": self.view["status"], "seats": self.view["seats"]})
+            return
+        route.fulfill(status=200, body=(WEB / "index.html").read_bytes(), headers={"content-type": "text/html"})
+
+    def _socket(self, ws: Any) -> None:
+        self.sockets.append(ws)
+
+        def on_message(message: str | bytes) -> None:
+            frame = json.loads(message)
+            self.sent.append(frame)
+            if frame["type"] == "hello":
+                you = self.view.get("you")
+                ws.send(json.dumps({
+                    "type": "welcome",
+                    "you": {"seat": you["seat"] if you else None, "player_id": "p0", "role": self.role},
+                    "version": self.view["version"],
+                    "view": self.view,
+                }))
+            elif frame["type"] == "ping":
+                ws.send(json.dumps({"type": "pong", "server_time": self.view["server_time"]}))
+            elif "id" in frame:
+                ws.send(json.dumps({"type": "ack", "id": frame["id"], "version": self.view["version"]}))
+
+        ws.on_message(on_message)
+
+    def push_event(self, event: dict[str, Any], view: dict[str, Any]) -> None:
+        """Send one event frame with the view after it to every open fake socket."""
+        self.view = view
+        view["version"] = view.get("version", 0) + 1
+        for ws in self.sockets:
+            ws.send(json.dumps({"type": "event", "version": view["version"], "event": event, "view": view}))
+
+    def open_room(self, room: str = "FAKEROOM", lang: str | None = None) -> None:
+        """Store a seat token for the room and open /r/{room}."""
+        self.page.goto(f"{ORIGIN}/")
+        session = {"room": room, "token": "t0", "player_id": "p0", "seat": 0, "role": self.role}
+        script = f"localStorage.setItem('uno.session.{room}', {json.dumps(json.dumps(session))});"
+        if lang:
+            script += f"localStorage.setItem('uno.lang', '{lang}');"
+        self.page.evaluate(script)
+        self.page.goto(f"{ORIGIN}/r/{room}")

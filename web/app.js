@@ -1,0 +1,290 @@
+// Entry point: routing (/, /r/CODE, /t/CODE), the room session, and rendering of the view.
+import { h, replaceKeepingFocus } from './dom.js';
+import { LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t } from './i18n/index.js';
+import { loadSession, forgetSession } from './api.js';
+import { RoomSocket } from './socket.js';
+import { describe } from './events.js';
+import { homeScreen, joinScreen, tournamentScreen } from './home.js';
+import { lobbyScreen } from './lobby.js';
+import { tableScreen, tickTimers } from './table.js';
+
+const LOG_LIMIT = 200;
+
+/** Everything the client knows; the rules live on the server, this is only what it said. */
+const S = {
+  route: { name: 'home' },
+  session: null,      // {room, token, player_id, seat, role}
+  socket: null,
+  conn: 'offline',
+  you: null,          // welcome.you
+  view: null,
+  version: null,      // last version seen (for `since`)
+  log: [],            // [{version, kind, text, event}]
+  chat: [],
+  summary: null,      // the last round_ended event
+  matchEnd: null,     // the last match_ended event
+  offset: 0,          // server clock minus local clock, ms
+  unoArmed: false,    // declare UNO with the next play
+  picker: null,       // {type: 'color'|'target', move, color}
+  summaryHidden: false,
+  newCards: new Set(),
+};
+
+const app = document.getElementById('app');
+
+function route() {
+  const path = location.pathname;
+  let m = path.match(/^\/r\/([^/]+)\/?$/);
+  if (m) return { name: 'room', room: decodeURIComponent(m[1]) };
+  m = path.match(/^\/t\/([^/]+)\/?$/);
+  if (m) return { name: 'tournament', code: decodeURIComponent(m[1]) };
+  return { name: 'home' };
+}
+
+export function navigate(path) {
+  history.pushState({}, '', path);
+  start();
+}
+
+function start() {
+  leaveRoom();
+  S.route = route();
+  if (S.route.name === 'room') {
+    const session = loadSession(S.route.room);
+    if (session) enterRoom(session);
+  }
+  render();
+}
+
+function leaveRoom() {
+  if (S.socket) S.socket.stop();
+  Object.assign(S, {
+    socket: null, session: null, you: null, view: null, version: null, log: [], chat: [],
+    summary: null, matchEnd: null, unoArmed: false, picker: null, summaryHidden: false,
+  });
+  setConn('offline');
+}
+
+/** Open the room's socket with stored credentials. */
+export function enterRoom(session) {
+  leaveRoom();
+  S.session = session;
+  S.socket = new RoomSocket({
+    room: session.room,
+    token: session.token,
+    since: () => S.version ?? storedVersion(session.room),
+    onFrame,
+    onState: (state) => { setConn(state); },
+  });
+  S.socket.start();
+  render();
+}
+
+function storedVersion(room) {
+  try {
+    const v = Number.parseInt(sessionStorage.getItem(`uno.version.${room}`) ?? '', 10);
+    return Number.isFinite(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function setConn(state) {
+  S.conn = state;
+  const el = document.getElementById('conn');
+  if (!el) return;
+  el.dataset.state = state;
+  el.textContent = t(`conn.${state}`);
+  el.title = t(`conn.${state}`);
+  el.hidden = !S.session;
+}
+
+// --- frames -----------------------------------------------------------------------------
+
+function onFrame(f) {
+  switch (f.type) {
+    case 'welcome': {
+      S.you = f.you;
+      setView(f.view, f.version);
+      mergeLog(f.view?.log);
+      if (f.view?.status === 'playing' || f.view?.status === 'lobby') {
+        S.summary = null;
+        S.matchEnd = null;
+      } else if (!S.summary && Array.isArray(f.view?.log)) {
+        S.summary = [...f.view.log].reverse().find((e) => e.kind === 'round_ended') || null;
+        S.matchEnd = [...f.view.log].reverse().find((e) => e.kind === 'match_ended') || null;
+      }
+      render();
+      break;
+    }
+    case 'event': {
+      if (S.version != null && f.version <= S.version) return; // already seen (resume overlap)
+      const ev = f.event || {};
+      const before = S.view;
+      setView(f.view, f.version);
+      onEvent(ev, f.version, before);
+      render();
+      break;
+    }
+    case 'error':
+      onError(f);
+      break;
+    case 'pong':
+      if (typeof f.server_time === 'number') S.offset = f.server_time - Date.now();
+      break;
+    default:
+      break; // ack and frames this client does not know
+  }
+}
+
+function setView(view, version) {
+  if (!view) return;
+  if (typeof view.server_time === 'number') S.offset = view.server_time - Date.now();
+  const oldIds = new Set((S.view?.you?.hand || []).map((c) => c.id));
+  const hand = view.you?.hand || [];
+  S.newCards = S.view ? new Set(hand.map((c) => c.id).filter((id) => !oldIds.has(id))) : new Set();
+  S.view = view;
+  S.version = version ?? view.version ?? S.version;
+  try { sessionStorage.setItem(`uno.version.${view.room}`, String(S.version)); } catch { /* ignore */ }
+  const moves = view.you?.moves;
+  // A picker open for a card that is no longer playable has nothing left to decide.
+  if (S.picker && !(moves?.play || []).some((m) => m.card === S.picker.move.card)) S.picker = null;
+  if (!moves?.play?.length) S.unoArmed = false;
+}
+
+function onEvent(ev, version) {
+  addLog(ev, version, true);
+  if (ev.kind === 'chat') S.chat.push({ seat: ev.seat, name: ev.name, text: ev.text, version });
+  if (ev.kind === 'round_ended') { S.summary = ev; S.summaryHidden = false; }
+  if (ev.kind === 'match_ended') { S.matchEnd = ev; S.summaryHidden = false; }
+  if (ev.kind === 'round_started') { S.summary = null; S.matchEnd = null; S.unoArmed = false; }
+}
+
+/** Seed the log from the view's recent events (after a reload), keeping what we already have. */
+function mergeLog(list) {
+  if (!Array.isArray(list)) return;
+  const seen = new Set(S.log.map((e) => e.version).filter((v) => v != null));
+  const older = [];
+  const saved = S.log;
+  S.log = older;
+  for (const ev of list) {
+    const v = ev.version ?? null;
+    if (v == null ? saved.length : seen.has(v)) continue;
+    addLog(ev, v, false);
+  }
+  S.log = [...older, ...saved].sort((a, b) => (a.version ?? 0) - (b.version ?? 0));
+}
+
+function addLog(ev, version, announceIt) {
+  const text = describe(ev, S.view);
+  if (!text) return;
+  if (ev.kind === 'chat' && !announceIt) S.chat.push({ seat: ev.seat, name: ev.name, text: ev.text, version });
+  S.log.push({ version, kind: ev.kind, text });
+  if (S.log.length > LOG_LIMIT) S.log.splice(0, S.log.length - LOG_LIMIT);
+  if (announceIt && !['connected', 'disconnected'].includes(ev.kind)) announce(text);
+}
+
+function onError(f) {
+  if (f.code === 'unauthorized' && S.session) {
+    // The stored token is no longer a seat here (room gone or seat removed): start over.
+    const room = S.session.room;
+    forgetSession(room);
+    leaveRoom();
+    toast(t('err.unauthorized'));
+    render();
+    return;
+  }
+  toast(t(`err.${f.code}`) !== `err.${f.code}` ? t(`err.${f.code}`) : (f.message || f.code));
+}
+
+// --- commands ---------------------------------------------------------------------------
+
+/** Send a command decided on the current view (`at` = its version). */
+export function send(cmd, { at = true } = {}) {
+  if (!S.socket) return;
+  const full = at && S.view ? { ...cmd, at: S.view.version ?? S.version } : cmd;
+  S.socket.send(full);
+}
+
+// --- live region, toasts ----------------------------------------------------------------
+
+let announceTimer = null;
+const announceQueue = [];
+
+export function announce(text) {
+  announceQueue.push(text);
+  if (announceTimer) return;
+  // Batch announcements so a burst of events is read as one message.
+  announceTimer = setTimeout(() => {
+    const live = document.getElementById('live');
+    const p = h('p', {}, announceQueue.splice(0).join('. '));
+    live.append(p);
+    while (live.childNodes.length > 5) live.firstChild.remove();
+    announceTimer = null;
+  }, 150);
+}
+
+export function toast(text) {
+  const box = document.getElementById('toasts');
+  const el = h('div', { class: 'toast', role: 'status', testid: 'toast' }, text);
+  box.append(el);
+  setTimeout(() => el.remove(), 4000);
+}
+
+// --- rendering --------------------------------------------------------------------------
+
+const actions = {
+  send, navigate, enterRoom, toast, announce, render: () => render(),
+  leave: () => { if (S.session) forgetSession(S.session.room); navigate('/'); },
+};
+
+function render() {
+  setConn(S.conn);
+  const label = document.getElementById('room-label');
+  label.textContent = S.route.name === 'room' ? t('room.code', { code: S.route.room }) : '';
+  document.body.dataset.screen = screenName();
+  document.body.classList.toggle('dark-side', S.view?.state?.side === 'dark');
+  let screen;
+  switch (screenName()) {
+    case 'home': screen = homeScreen(S, actions); break;
+    case 'tournament': screen = tournamentScreen(S, actions); break;
+    case 'join': screen = joinScreen(S, actions); break;
+    case 'connecting':
+      screen = h('section', { class: 'panel center', testid: 'connecting' }, h('p', {}, t('conn.connecting')));
+      break;
+    case 'lobby': screen = lobbyScreen(S, actions); break;
+    default: screen = tableScreen(S, actions); break;
+  }
+  replaceKeepingFocus(app, screen);
+  tickTimers(S);
+}
+
+function screenName() {
+  if (S.route.name === 'home') return 'home';
+  if (S.route.name === 'tournament') return 'tournament';
+  if (!S.session) return 'join';
+  if (!S.view) return 'connecting';
+  if (S.view.status === 'lobby') return 'lobby';
+  return 'table';
+}
+
+// --- boot -------------------------------------------------------------------------------
+
+function buildLanguageSwitcher() {
+  const select = document.getElementById('lang');
+  select.replaceChildren(...Object.entries(LANGUAGES).map(([code, l]) =>
+    h('option', { value: code, selected: code === language(), lang: code }, l.name)));
+  select.onchange = () => setLanguage(select.value, { remember: true });
+  document.getElementById('lang-label').textContent = t('lang.label');
+}
+
+setLanguage(initialLanguage());
+buildLanguageSwitcher();
+onLanguageChange(() => { buildLanguageSwitcher(); render(); });
+window.addEventListener('popstate', start);
+// A clean close on leaving the page, so the server marks the seat away at once.
+window.addEventListener('pagehide', () => S.socket?.stop());
+setInterval(() => tickTimers(S), 250);
+// Developer and test handle: the same commands a player's buttons send, nothing more.
+window.uno = { state: S, send: (cmd) => S.socket?.send(cmd) };
+start();

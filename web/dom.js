@@ -1,0 +1,59 @@
+// Tiny DOM helpers: the client builds its screens with h() and re-renders them from the view.
+
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+export function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v != null && v !== false) el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function setAttrs(el, attrs) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k === 'class') el.className = Array.isArray(v) ? v.filter(Boolean).join(' ') : v;
+    else if (k === 'testid') el.dataset.testid = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'style' && typeof v === 'object') {
+      for (const [p, val] of Object.entries(v)) el.style.setProperty(p, val);
+    } else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'value' || k === 'checked' || k === 'disabled' || k === 'selected') el[k] = v;
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+}
+
+export function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c == null || c === false || c === true) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replace the children of `root`, keeping keyboard focus on the element with the same testid. */
+export function replaceKeepingFocus(root, ...children) {
+  const active = document.activeElement;
+  const key = active && root.contains(active) ? active.dataset.testid : null;
+  const caret = key && 'selectionStart' in active ? active.selectionStart : null;
+  root.replaceChildren();
+  append(root, children);
+  if (key) {
+    const again = root.querySelector(`[data-testid="${CSS.escape(key)}"]`);
+    if (again && !again.disabled) {
+      again.focus({ preventScroll: true });
+      if (caret != null && 'setSelectionRange' in again) {
+        try { again.setSelectionRange(caret, caret); } catch { /* not a text field */ }
+      }
+    }
+  }
+}

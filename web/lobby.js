@@ -1,0 +1,129 @@
+// The lobby: seats, invite link, host controls (settings, bots, start).
+import { h } from './dom.js';
+import { t } from './i18n/index.js';
+import { settingsForm } from './settings.js';
+
+export function inviteUrl(room) {
+  return `${location.origin}/r/${encodeURIComponent(room)}`;
+}
+
+export function seatBadges(seat, view) {
+  return [
+    seat.seat === view.host ? h('span', { class: 'badge host', title: t('seat.host') }, '♛ ', t('seat.host')) : null,
+    seat.bot ? h('span', { class: 'badge bot' }, '⚙ ', t('seat.bot')) : null,
+    seat.afk ? h('span', { class: 'badge afk' }, t('seat.afk')) : null,
+    h('span', {
+      class: ['dot', seat.connected || seat.bot ? 'on' : 'off'],
+      role: 'img',
+      'aria-label': seat.connected || seat.bot ? t('seat.online') : t('seat.offline'),
+      title: seat.connected || seat.bot ? t('seat.online') : t('seat.offline'),
+    }),
+  ];
+}
+
+export function copyInvite(room, actions) {
+  const url = inviteUrl(room);
+  const done = () => actions.toast(t('lobby.copied'));
+  if (navigator.clipboard?.writeText) {
+    navigator.clipboard.writeText(url).then(done, () => fallbackCopy(url, done));
+  } else {
+    fallbackCopy(url, done);
+  }
+}
+
+function fallbackCopy(url, done) {
+  const input = document.querySelector('[data-testid="invite-url"]');
+  if (input) { input.select(); done(); }
+}
+
+export function lobbyScreen(S, actions) {
+  const view = S.view;
+  const you = view.you;
+  const isHost = you && you.seat != null && you.seat === view.host;
+  const moves = you?.moves || {};
+  const canStart = 'start' in moves ? !!moves.start : isHost && view.seats.length >= 2;
+  const max = view.settings?.max_players ?? 10;
+
+  const seats = h('ol', { class: 'seats', testid: 'lobby-seats' },
+    view.seats.map((seat) => h('li', {
+      class: ['seat-row', you && seat.seat === you.seat && 'me'],
+      testid: `lobby-seat-${seat.seat}`,
+      dataset: { connected: String(!!seat.connected), bot: String(!!seat.bot) },
+    },
+    h('span', { class: 'seat-no' }, seat.seat + 1),
+    h('span', { class: 'seat-name' }, seat.name, you && seat.seat === you.seat ? ` (${t('seat.you')})` : ''),
+    seatBadges(seat, view),
+    isHost && seat.bot ? h('button', {
+      type: 'button', class: 'ghost small', testid: `remove-bot-${seat.seat}`,
+      onclick: () => actions.send({ type: 'remove_bot', seat: seat.seat }),
+    }, t('lobby.remove_bot')) : null)));
+
+  const invite = h('div', { class: 'invite' },
+    h('label', { for: 'invite-url' }, t('lobby.invite')),
+    h('div', { class: 'row' },
+      h('input', { id: 'invite-url', testid: 'invite-url', readonly: true, value: inviteUrl(view.room), onfocus: (e) => e.target.select() }),
+      h('button', { type: 'button', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))));
+
+  const controls = isHost ? h('div', { class: 'host-controls' },
+    h('div', { class: 'row' },
+      h('button', {
+        type: 'button', testid: 'add-bot', disabled: view.seats.length >= max,
+        onclick: () => actions.send({ type: 'add_bot' }),
+      }, t('lobby.add_bot')),
+      h('button', {
+        type: 'button', class: 'primary big', testid: 'start-btn', disabled: !canStart,
+        onclick: () => actions.send({ type: 'start' }),
+      }, t('lobby.start')))) : h('p', { class: 'muted', testid: 'lobby-wait' }, t('lobby.waiting_host'));
+
+  const form = settingsForm(view.settings || {}, {
+    prefix: 'lobby',
+    disabled: !isHost,
+    onChange: (patch) => actions.send({ type: 'settings', settings: patch }),
+  });
+
+  return h('section', { class: 'lobby', testid: 'lobby' },
+    h('div', { class: 'panel' },
+      h('h1', {}, t('lobby.title')),
+      you ? null : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
+      invite,
+      h('h2', {}, t('lobby.players', { n: view.seats.length, max })),
+      seats,
+      controls),
+    h('div', { class: 'panel' },
+      h('h2', {}, t('lobby.settings')),
+      isHost ? null : h('p', { class: 'muted' }, t('lobby.settings_readonly')),
+      form),
+    chatPanel(S, actions));
+}
+
+export function chatPanel(S, actions) {
+  const input = h('input', {
+    type: 'text', maxlength: 300, testid: 'chat-input', id: 'chat-input',
+    placeholder: t('chat.placeholder'), autocomplete: 'off', value: S.chatDraft || '',
+    oninput: (e) => { S.chatDraft = e.target.value; },
+  });
+  const list = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-label': t('chat.title') },
+    S.chat.slice(-50).map((m) => h('li', {}, h('b', {}, nameOf(S.view, m), ': '), m.text)));
+  queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+  return h('div', { class: 'panel chat' },
+    h('h2', {}, t('chat.title')),
+    list,
+    h('form', {
+      class: 'row',
+      onsubmit: (e) => {
+        e.preventDefault();
+        const text = input.value.trim().slice(0, 300);
+        if (!text) return;
+        actions.send({ type: 'chat', text }, { at: false });
+        S.chatDraft = '';
+        input.value = '';
+      },
+    }, h('label', { for: 'chat-input', class: 'sr-only' }, t('chat.placeholder')), input,
+    h('button', { type: 'submit', testid: 'chat-send' }, t('chat.send'))));
+}
+
+function nameOf(view, m) {
+  if (m.name) return m.name;
+  const s = view?.seats?.find((x) => x.seat === m.seat);
+  return s ? s.name : t('spectator.someone');
+}

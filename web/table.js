@@ -1,0 +1,386 @@
+// The table: opponents, piles, your hand and every move the view offers; the round summary.
+import { h, s } from './dom.js';
+import { t, formatNumber } from './i18n/index.js';
+import { cardEl, backEl, cardName, colorName, faceOf, handOrder } from './cards.js';
+import { seatName } from './events.js';
+import { seatBadges, chatPanel, copyInvite } from './lobby.js';
+
+// --- countdown rings ----------------------------------------------------------------------
+
+/** A countdown ring to `at` (server clock); `total` ms is a full ring. */
+function ring(at, total, testid, { big = false } = {}) {
+  const r = 16;
+  const c = 2 * Math.PI * r;
+  return h('span', {
+    class: ['ring', big && 'big'], testid, role: 'timer',
+    dataset: { deadline: String(at), total: String(Math.max(1, total)), circ: String(c) },
+  },
+  s('svg', { viewBox: '0 0 40 40', 'aria-hidden': 'true' },
+    s('circle', { cx: 20, cy: 20, r, class: 'track' }),
+    s('circle', { cx: 20, cy: 20, r, class: 'arc', 'stroke-dasharray': c, 'stroke-dashoffset': 0 })),
+  h('span', { class: 'secs' }, ''));
+}
+
+/** Update every ring on the page from the server clock (called a few times a second). */
+export function tickTimers(S) {
+  const now = Date.now() + (S.offset || 0);
+  for (const el of document.querySelectorAll('[data-deadline]')) {
+    const at = Number(el.dataset.deadline);
+    const total = Number(el.dataset.total);
+    const left = Math.max(0, at - now);
+    const frac = Math.min(1, left / total);
+    const arc = el.querySelector('.arc');
+    if (arc) arc.setAttribute('stroke-dashoffset', String(Number(el.dataset.circ) * (1 - frac)));
+    const secs = Math.ceil(left / 1000);
+    const label = el.querySelector('.secs');
+    if (label) label.textContent = formatNumber(secs);
+    el.setAttribute('aria-label', t('timer.left', { n: secs }));
+    el.classList.toggle('urgent', left < 5000);
+  }
+}
+
+// --- helpers ------------------------------------------------------------------------------
+
+function cardsText(n) {
+  return t(n === 1 ? 'seat.cards_one' : 'seat.cards', { n: formatNumber(n) });
+}
+
+function movesOf(view) {
+  return view.you?.moves || {};
+}
+
+function playMove(view, cardId) {
+  return (movesOf(view).play || []).find((m) => m.card === cardId) || null;
+}
+
+function colorButtons(colors, onPick, prefix) {
+  return h('div', { class: 'colors', role: 'group' }, colors.map((c) => h('button', {
+    type: 'button', class: ['swatch', `c-${c}`], testid: `${prefix}-${c}`,
+    onclick: () => onPick(c),
+  }, h('span', { class: 'swatch-dot', 'aria-hidden': 'true' }), colorName(c))));
+}
+
+/** Begin playing a card: ask for a color and a target when the move needs them, then send. */
+function beginPlay(S, actions, cardId) {
+  const move = playMove(S.view, cardId);
+  if (!move) {
+    actions.toast(t('table.cannot_play'));
+    return;
+  }
+  S.picker = { move, color: null };
+  continuePlay(S, actions);
+}
+
+function continuePlay(S, actions) {
+  const p = S.picker;
+  if (!p) return;
+  if (p.move.colors && p.move.colors.length && !p.color) {
+    p.type = 'color';
+  } else if (p.move.targets && p.move.targets.length && p.target == null) {
+    p.type = 'target';
+  } else {
+    const cmd = { type: 'play', card: p.move.card };
+    if (p.color) cmd.color = p.color;
+    if (p.target != null) cmd.target = p.target;
+    if (S.unoArmed) cmd.uno = true;
+    S.picker = null;
+    S.unoArmed = false;
+    actions.send(cmd);
+  }
+  actions.render();
+  if (S.picker) queueMicrotask(() => document.querySelector('.picker button')?.focus());
+}
+
+function pickerOverlay(S, actions) {
+  const p = S.picker;
+  if (!p || !p.type) return null;
+  const cancel = () => { S.picker = null; actions.render(); };
+  const card = (S.view.you?.hand || []).find((c) => c.id === p.move.card);
+  let body;
+  if (p.type === 'color') {
+    body = [h('h2', { id: 'picker-title' }, t('picker.color')),
+      colorButtons(p.move.colors, (c) => { p.color = c; continuePlay(S, actions); }, 'pick-color')];
+  } else {
+    body = [h('h2', { id: 'picker-title' }, t('picker.target')),
+      h('div', { class: 'targets', role: 'group' }, p.move.targets.map((seat) => h('button', {
+        type: 'button', class: 'target', testid: `pick-target-${seat}`,
+        onclick: () => { p.target = seat; continuePlay(S, actions); },
+      }, seatName(S.view, seat), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
+  }
+  return h('div', {
+    class: 'overlay', testid: 'picker',
+    onkeydown: (e) => { if (e.key === 'Escape') cancel(); },
+    onclick: (e) => { if (e.target === e.currentTarget) cancel(); },
+  }, h('div', { class: 'picker panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'picker-title' },
+    card ? cardEl(card, { small: true }) : null,
+    body,
+    h('button', { type: 'button', class: 'ghost', testid: 'picker-cancel', onclick: cancel }, t('picker.cancel'))));
+}
+
+// --- opponents ------------------------------------------------------------------------------
+
+function seatTile(S, actions, seat, index, count) {
+  const view = S.view;
+  const st = view.state || {};
+  const moves = movesOf(view);
+  const isTurn = st.turn === seat.seat && view.status === 'playing';
+  const turnDl = st.deadlines?.turn;
+  const catchable = (moves.catch || []).includes(seat.seat);
+  const n = seat.hand_count ?? 0;
+  // Around the table: from your left (next clockwise) over the top to your right.
+  const angle = count > 1 ? Math.PI - (Math.PI * (index + 0.5)) / count : Math.PI / 2;
+  const pos = { '--x': `${50 - 42 * Math.cos(angle)}%`, '--y': `${48 - 40 * Math.sin(angle)}%` };
+  return h('div', {
+    class: ['seat', isTurn && 'turn', seat.uno && 'uno', !seat.connected && !seat.bot && 'away'],
+    style: pos,
+    testid: `seat-${seat.seat}`,
+    dataset: { count: String(n), uno: String(!!seat.uno), connected: String(!!seat.connected) },
+    'aria-label': t('seat.summary', { name: seat.name, n }),
+  },
+  h('div', { class: 'seat-head' },
+    isTurn && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, `seat-${seat.seat}-timer`) : null,
+    h('span', { class: 'seat-name' }, seat.name),
+    seatBadges(seat, view)),
+  h('div', { class: 'seat-cards' },
+    Array.isArray(seat.backs) && seat.backs.length
+      ? h('div', { class: 'backs', testid: `seat-${seat.seat}-backs`, 'aria-label': t('seat.backs') },
+        seat.backs.map((f) => backEl({ face: f })))
+      : h('div', { class: 'fan', 'aria-hidden': 'true' }, Array.from({ length: Math.min(n, 8) }, () => backEl())),
+    h('span', { class: 'count', testid: `seat-${seat.seat}-count` }, cardsText(n))),
+  h('div', { class: 'seat-foot' },
+    seat.uno ? h('span', { class: 'badge uno', testid: `seat-${seat.seat}-uno` }, t('seat.uno')) : null,
+    view.seats.length && seat.score != null ? h('span', { class: 'score' }, t('seat.score', { n: seat.score })) : null,
+    catchable ? h('button', {
+      type: 'button', class: 'catch', testid: `catch-${seat.seat}`,
+      onclick: () => actions.send({ type: 'catch', seat: seat.seat }),
+    }, t('table.catch', { name: seat.name })) : null));
+}
+
+// --- centre ---------------------------------------------------------------------------------
+
+function centre(S, actions) {
+  const view = S.view;
+  const st = view.state || {};
+  const moves = movesOf(view);
+  const dir = st.direction === -1 ? -1 : 1;
+  const drawTop = st.draw_top_back
+    ? backEl({ small: false, face: st.draw_top_back })
+    : backEl({ small: false });
+  return h('div', { class: 'centre' },
+    h('button', {
+      type: 'button', class: 'pile draw', testid: 'draw-pile', disabled: !moves.draw,
+      'aria-label': t('table.draw_pile', { n: st.draw_count ?? 0 }),
+      onclick: () => actions.send({ type: 'draw' }),
+    }, drawTop, h('span', { class: 'pile-count' }, formatNumber(st.draw_count ?? 0))),
+    h('div', { class: 'pile discard', testid: 'discard' },
+      st.top ? cardEl(st.top, { chosenColor: st.color, testid: 'discard-top' }) : null,
+      h('span', { class: 'pile-count' }, formatNumber(st.discard_count ?? 0))),
+    h('div', { class: 'table-info' },
+      st.color ? h('div', { class: ['current-color', `c-${st.color}`], testid: 'current-color', dataset: { color: st.color } },
+        h('span', { class: 'swatch-dot', 'aria-hidden': 'true' }), t('table.color', { color: colorName(st.color) })) : null,
+      h('div', { class: 'direction', testid: 'direction', dataset: { direction: String(dir) } },
+        h('span', { class: 'dir-arrow', 'aria-hidden': 'true' }, dir === 1 ? '↻' : '↺'),
+        t(dir === 1 ? 'table.clockwise' : 'table.counter')),
+      st.side ? h('div', { class: 'side', testid: 'side' }, t(`side.${st.side}`)) : null,
+      st.pending_draw ? h('div', { class: 'pending', testid: 'pending-draw' }, t('table.pending', { n: st.pending_draw })) : null));
+}
+
+// --- your area ------------------------------------------------------------------------------
+
+function statusLine(S) {
+  const view = S.view;
+  const st = view.state || {};
+  const you = view.you;
+  const turnDl = st.deadlines?.turn;
+  if (view.status !== 'playing') return h('p', { class: 'status', testid: 'turn-status' }, t(`status.${view.status}`));
+  const mine = you && st.turn === you.seat;
+  const text = mine
+    ? t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')
+    : t('table.their_turn', { name: seatName(view, st.turn) });
+  return h('div', { class: ['status', mine && 'mine'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
+    mine && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, 'my-timer', { big: true }) : null,
+    h('span', {}, text));
+}
+
+function challengePanel(S, actions) {
+  const view = S.view;
+  const moves = movesOf(view);
+  if (!moves.challenge && !moves.accept) return null;
+  const dl = view.state?.deadlines?.challenge;
+  const top = view.state?.top;
+  return h('div', { class: 'panel challenge', role: 'alertdialog', 'aria-labelledby': 'challenge-title', testid: 'challenge-dialog' },
+    h('h2', { id: 'challenge-title' }, t('challenge.title')),
+    dl?.at ? ring(dl.at, (view.settings?.challenge_seconds || 10) * 1000, 'challenge-timer', { big: true }) : null,
+    h('p', {}, t('challenge.text', { card: top ? cardName(top, view.state?.color) : '', n: view.state?.pending_draw || '' })),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'primary', testid: 'challenge-btn', disabled: !moves.challenge, onclick: () => actions.send({ type: 'challenge' }) }, t('challenge.challenge')),
+      h('button', { type: 'button', testid: 'accept-btn', disabled: !moves.accept, onclick: () => actions.send({ type: 'accept' }) }, t('challenge.accept'))));
+}
+
+function choosePanel(S, actions) {
+  const colors = movesOf(S.view).choose;
+  if (!Array.isArray(colors) || !colors.length) return null;
+  return h('div', { class: 'panel choose', role: 'group', 'aria-labelledby': 'choose-title', testid: 'choose-dialog' },
+    h('h2', { id: 'choose-title' }, t('choose.title')),
+    colorButtons(colors, (c) => actions.send({ type: 'choose', color: c }), 'choose'));
+}
+
+function actionBar(S, actions) {
+  const view = S.view;
+  const moves = movesOf(view);
+  const canPlay = (moves.play || []).length > 0;
+  const unoNow = !!moves.uno;
+  const unoBtn = h('button', {
+    type: 'button', class: ['uno-btn', (unoNow || S.unoArmed) && 'hot'], testid: 'uno-btn',
+    disabled: !unoNow && !canPlay,
+    'aria-pressed': unoNow ? null : String(!!S.unoArmed),
+    title: unoNow ? t('uno.now') : t('uno.arm_help'),
+    dataset: { mode: unoNow ? 'declare' : 'arm', armed: String(!!S.unoArmed) },
+    onclick: () => {
+      if (unoNow) actions.send({ type: 'uno' });
+      else { S.unoArmed = !S.unoArmed; actions.render(); }
+    },
+  }, unoNow ? t('uno.declare') : S.unoArmed ? t('uno.armed') : t('uno.arm'));
+  return h('div', { class: 'actions', role: 'toolbar', 'aria-label': t('table.actions') },
+    h('button', { type: 'button', testid: 'draw-btn', disabled: !moves.draw, onclick: () => actions.send({ type: 'draw' }) },
+      view.state?.pending_draw && view.state?.phase === 'penalty' ? t('table.take', { n: view.state.pending_draw }) : t('table.draw')),
+    h('button', { type: 'button', testid: 'pass-btn', disabled: !moves.pass, onclick: () => actions.send({ type: 'pass' }) }, t('table.pass')),
+    unoBtn);
+}
+
+function handEl(S, actions) {
+  const view = S.view;
+  const you = view.you;
+  if (!you) return h('p', { class: 'muted', testid: 'spectator-badge' }, t('spectator.badge'));
+  const legal = new Set((movesOf(view).play || []).map((m) => m.card));
+  const mineTurn = view.state?.turn === you.seat;
+  const hand = [...(you.hand || [])].sort(handOrder);
+  const onKey = (e) => {
+    // Arrow keys move between cards; Enter or Space on a focused card plays it (button default).
+    if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key)) return;
+    const cards = [...e.currentTarget.querySelectorAll('.card')];
+    const i = cards.indexOf(document.activeElement);
+    if (i < 0) return;
+    const rtl = document.documentElement.dir === 'rtl';
+    let j = i;
+    if (e.key === 'Home') j = 0;
+    else if (e.key === 'End') j = cards.length - 1;
+    else j = i + ((e.key === 'ArrowRight') !== rtl ? 1 : -1);
+    j = Math.max(0, Math.min(cards.length - 1, j));
+    cards[j].focus();
+    e.preventDefault();
+  };
+  return h('div', { class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand', { n: hand.length }), onkeydown: onKey },
+    hand.map((c) => {
+      const ok = legal.has(c.id);
+      const jump = ok && !mineTurn;
+      return cardEl(c, {
+        as: 'button',
+        testid: `card-${c.id}`,
+        classes: [ok ? 'legal' : 'dim', S.newCards.has(c.id) && 'new', jump && 'jump'],
+        attrs: {
+          'aria-disabled': ok ? 'false' : 'true',
+          dataset: { cardId: String(c.id), legal: String(ok) },
+          onclick: () => beginPlay(S, actions, c.id),
+          'aria-label': `${cardName(c)}${ok ? (jump ? ` — ${t('table.jump_in')}` : ` — ${t('table.playable')}`) : ''}`,
+        },
+      });
+    }));
+}
+
+// --- side panels --------------------------------------------------------------------------
+
+function scoreboard(S) {
+  const view = S.view;
+  const target = view.settings?.target_score;
+  const scoring = view.settings?.scoring;
+  return h('div', { class: 'panel scoreboard', testid: 'scoreboard' },
+    h('h2', {}, t('score.title')),
+    scoring && scoring !== 'none' && target ? h('p', { class: 'muted' }, t(scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: target })) : null,
+    h('table', { class: 'scores' },
+      h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `score-${seat.seat}` },
+        h('td', {}, seat.name),
+        h('td', { class: 'num' }, formatNumber(seat.score ?? 0)),
+        target && scoring !== 'none' ? h('td', { class: 'bar-cell' }, h('span', { class: 'bar', style: { '--p': `${Math.min(100, (100 * (seat.score ?? 0)) / target)}%` } })) : null)))),
+    view.match_id ? h('a', { href: `/api/matches/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
+}
+
+function logPanel(S) {
+  const list = h('ol', { class: 'log', testid: 'event-log' },
+    S.log.slice(-60).map((e) => h('li', { dataset: { kind: e.kind } }, e.text)));
+  queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+  return h('div', { class: 'panel log-panel' }, h('h2', {}, t('log.title')), list);
+}
+
+// --- round summary --------------------------------------------------------------------------
+
+function summaryOverlay(S, actions) {
+  const view = S.view;
+  const ev = S.summary;
+  if (!['round_over', 'match_over'].includes(view.status) || S.summaryHidden) return null;
+  const me = view.you;
+  const moves = movesOf(view);
+  const isHost = me && me.seat === view.host;
+  const canStart = 'start' in moves ? !!moves.start : isHost;
+  const matchOver = view.status === 'match_over';
+  const winner = S.matchEnd?.winner ?? (matchOver ? ev?.winner : null);
+  const matchId = ev?.match_id || S.matchEnd?.match_id || view.match_id;
+  const target = view.settings?.target_score;
+  const scores = ev?.scores || view.seats.map((x) => x.score ?? 0);
+  return h('div', { class: 'overlay' }, h('div', {
+    class: 'panel summary', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'summary-title', testid: 'round-summary',
+  },
+  h('h2', { id: 'summary-title' }, ev ? t('summary.title', { round: ev.round ?? view.round ?? '' }) : t(`status.${view.status}`)),
+  ev && ev.winner != null ? h('p', { class: 'winner', testid: 'round-winner' }, t('summary.round_winner', { name: seatName(view, ev.winner) })) : null,
+  matchOver && winner != null ? h('p', { class: 'match-winner', testid: 'match-winner' }, '🏆 ', t('summary.match_winner', { name: seatName(view, winner) })) : null,
+  h('table', { class: 'scores summary-table' },
+    h('thead', {}, h('tr', {}, h('th', {}, t('score.player')), h('th', {}, t('summary.hand')), h('th', {}, t('summary.points')), h('th', {}, t('summary.total')))),
+    h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
+      h('td', {}, seat.name),
+      h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
+      h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
+      h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
+  target && view.settings?.scoring !== 'none' ? h('p', { class: 'muted' }, t('score.target', { n: target })) : null,
+  h('div', { class: 'row' },
+    matchId ? h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
+    canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
+      t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted' }, t('summary.waiting')),
+    h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: () => { S.summaryHidden = true; actions.render(); } }, t('summary.close')))));
+}
+
+// --- screen ---------------------------------------------------------------------------------
+
+export function tableScreen(S, actions) {
+  const view = S.view;
+  const mySeat = view.you?.seat ?? null;
+  const n = view.seats.length;
+  const start = mySeat == null ? 0 : mySeat + 1;
+  const others = [];
+  for (let i = 0; i < n; i++) {
+    const seat = view.seats[(start + i) % n];
+    if (seat && seat.seat !== mySeat) others.push(seat);
+  }
+  const me = mySeat == null ? null : view.seats.find((x) => x.seat === mySeat);
+  return h('section', { class: 'table-screen', testid: 'table', dataset: { status: view.status, phase: view.state?.phase || '' } },
+    h('div', { class: 'play-area' },
+      h('div', { class: 'felt', dataset: { seats: String(others.length) } },
+        others.map((seat, i) => seatTile(S, actions, seat, i, others.length)),
+        centre(S, actions)),
+      h('div', { class: 'me-area' },
+        statusLine(S),
+        challengePanel(S, actions),
+        choosePanel(S, actions),
+        me ? h('div', { class: 'me-head', testid: `seat-${me.seat}` },
+          h('span', { class: 'seat-name' }, me.name, ` (${t('seat.you')})`),
+          me.uno ? h('span', { class: 'badge uno', testid: 'my-uno' }, t('seat.uno')) : null,
+          seatBadges(me, view)) : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
+        view.you ? actionBar(S, actions) : null,
+        view.you ? handEl(S, actions) : null)),
+    h('aside', { class: 'side-panels' },
+      scoreboard(S),
+      logPanel(S),
+      chatPanel(S, actions),
+      h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))),
+    pickerOverlay(S, actions),
+    summaryOverlay(S, actions));
+}
