@@ -1,0 +1,1 @@
+"""HTTP routes: rooms, matches, health and the web client's pages."""

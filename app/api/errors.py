@@ -1,0 +1,57 @@
+"""Every HTTP error has the body {"error": {"code", "message"}} (PROTOCOL section 2)."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.rooms.service import RoomError
+
+log = logging.getLogger(__name__)
+
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "bad_request",
+    429: "rate_limited",
+    503: "unavailable",
+}
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(RoomError)
+    async def room_error(request: Request, exc: RoomError) -> JSONResponse:
+        return error_response(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # Name the first problem without echoing the input back.
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+        message = f"{where}: {first.get('msg', 'invalid')}" if where else "invalid request body"
+        return error_response(400, "bad_request", message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _STATUS_CODES.get(exc.status_code, "error")
+        message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+        return error_response(exc.status_code, code, message)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.error("unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path)
+        return error_response(500, "internal", "internal error")

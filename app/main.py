@@ -1,0 +1,83 @@
+"""The ASGI application: settings → stores → bus → rooms; mounts the API, the socket, the web.
+
+`uvicorn app.main:app` serves it; tests build their own with `create_app(settings)`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request, Response
+from starlette.middleware.base import RequestResponseEndpoint
+
+from app.api import errors, health, matches, rooms, web
+from app.bus import create_bus
+from app.rooms.service import RoomService
+from app.settings import AppSettings
+from app.store.recorder import MatchRecorder, MemoryRecorder
+from app.store.rooms import MemoryRoomStore
+from app.transport import ws
+from app.transport.hub import Hub
+
+log = logging.getLogger(__name__)
+
+
+def _recorder(database_url: str | None) -> MatchRecorder:
+    try:
+        from app.store.matches import create_recorder
+    except ImportError:  # persistence not installed: matches live in memory
+        log.warning("match database support missing; keeping matches in memory")
+        return MemoryRecorder()
+    try:
+        return create_recorder(database_url)
+    except NotImplementedError:
+        log.warning("no recorder for the configured database; keeping matches in memory")
+        return MemoryRecorder()
+
+
+def create_app(settings: AppSettings | None = None) -> FastAPI:
+    config = settings or AppSettings()
+    store = MemoryRoomStore(config.history_limit)
+    bus = create_bus(config.redis_url)
+    recorder = _recorder(config.database_url)
+    service = RoomService(config, store, bus, recorder)
+    hub = Hub(bus)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await recorder.start()
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.stop()
+            await hub.close()
+            await bus.close()
+            await store.close()
+            await recorder.close()
+
+    app = FastAPI(title="UNO", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.config = config
+    app.state.rooms = service
+    app.state.hub = hub
+    app.state.recorder = recorder
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: RequestResponseEndpoint) -> Response:
+        response = await call_next(request)
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
+    errors.install(app)
+    app.include_router(rooms.build_router(service))
+    app.include_router(matches.build_router(recorder))
+    app.include_router(health.build_router(store, bus, recorder))
+    app.include_router(ws.build_router(service, hub, config))
+    web.mount(app)
+    return app
+
+
+app = create_app()

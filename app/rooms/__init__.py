@@ -1,0 +1,1 @@
+"""The authoritative rooms: one writer per room, history, timers and bots."""

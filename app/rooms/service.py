@@ -1,0 +1,424 @@
+"""The authoritative rooms: one writer per room, commands applied one at a time.
+
+Flow of one command (docs/architecture.md "The path of one move"): take the room's lock,
+load the record, apply the timeouts already due, answer a resent command id with its old
+ack, apply the command through the engine, record completed rounds, commit the new state and
+its events (the bounded history), re-plan the room's one wake-up (the earliest engine
+deadline or bot move), then notify the room's channel. Connections read the events from the
+history, so the bus only says "this room moved to version V".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app import engine
+from app.bus.base import Bus
+from app.engine import actions as act
+from app.engine.bot import bot_action
+from app.engine.errors import EngineError
+from app.engine.events import Event
+from app.engine.state import State
+from app.rooms.recording import RoundReporter
+from app.rooms.scheduler import Scheduler, wall_ms
+from app.settings import AppSettings
+from app.store.recorder import MatchRecorder
+from app.store.rooms import Member, RoomRecord, RoomStore
+from app.transport.commands import Command
+
+log = logging.getLogger(__name__)
+
+# Bots answer after a human-like pause unless the room sets `bot_delay_ms` (test hook).
+BOT_DELAY_MS = (800, 1500)
+# A command may trip several expired deadlines in a row (turn, then the next one...).
+MAX_TIMEOUTS_PER_WAKE = 16
+NAME_MAX = 32
+MAX_SPECTATORS = 200
+
+
+class RoomError(Exception):
+    """A refused HTTP or WebSocket request, with a wire code and an HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    member_id: str
+    role: str  # "player" | "spectator"
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    room: str
+    player_id: str
+    seat: int
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a command produced: an ack version, or an error code and message."""
+
+    version: int | None = None
+    code: str | None = None
+    message: str = ""
+
+
+@dataclass(slots=True)
+class _BotPlan:
+    version: int
+    at: int | None  # None: nothing to do at this version (or already tried)
+
+
+@dataclass(slots=True)
+class _Tried:
+    version: int
+    keys: set[tuple[str, int]]
+
+
+_ENGINE_STATUS = {"room_full": 409, "already_started": 409}
+
+
+class RoomService:
+    def __init__(
+        self,
+        config: AppSettings,
+        store: RoomStore,
+        bus: Bus,
+        recorder: MatchRecorder,
+        *,
+        clock: Callable[[], int] = wall_ms,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.bus = bus
+        self.clock = clock
+        self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        self.scheduler = Scheduler(self.wake, clock)
+        self.rounds = RoundReporter(recorder)
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._bots: dict[str, _BotPlan] = {}
+        self._tried: dict[str, _Tried] = {}
+
+    async def start(self) -> None:
+        await self.scheduler.start()
+
+    async def stop(self) -> None:
+        await self.scheduler.stop()
+
+    def _lock(self, room: str) -> asyncio.Lock:
+        lock = self._locks.get(room)
+        if lock is None:
+            lock = self._locks[room] = asyncio.Lock()
+        return lock
+
+    # --- HTTP: rooms, seats, spectators ---------------------------------------------------
+
+    async def create_room(self, name: str, settings: Mapping[str, Any] | None) -> Created:
+        name = _clean_name(name)
+        try:
+            parsed = engine.parse_settings(
+                dict(settings or {}), test_hooks=self.config.uno_test_hooks
+            )
+        except EngineError as exc:
+            raise RoomError(exc.code, exc.message, 400) from exc
+        while True:
+            code = secrets.token_urlsafe(16)
+            if await self.store.load(code) is None:
+                break
+        now = self.clock()
+        player_id = _new_id()
+        state, events = engine.apply(
+            engine.new_table(code, parsed),
+            None,
+            act.Join(name=name, player_id=player_id),
+            self.rng,
+            now,
+            trace=True,
+        )
+        record = RoomRecord(code=code, state=state, created_at=now)
+        token = secrets.token_urlsafe(32)
+        record.add_member(token, Member(player_id, "player", name))
+        if not await self.store.create(record, events):
+            raise RoomError("conflict", "room code collision, try again", 409)
+        seat = engine.seat_of(state, player_id)
+        assert seat is not None
+        log.info("room created (%d seats so far)", len(state.seats))
+        return Created(code, player_id, seat, token)
+
+    async def join(self, room: str, name: str) -> Created:
+        name = _clean_name(name)
+        async with self._lock(room):
+            record = await self._load(room)
+            player_id = _new_id()
+            try:
+                state, events = self._apply(record.state, None, act.Join(name, player_id))
+            except EngineError as exc:
+                raise RoomError(exc.code, exc.message, _ENGINE_STATUS.get(exc.code, 409)) from exc
+            token = secrets.token_urlsafe(32)
+            record.add_member(token, Member(player_id, "player", name))
+            await self._commit(record, state, events)
+        seat = engine.seat_of(state, player_id)
+        assert seat is not None
+        return Created(room, player_id, seat, token)
+
+    async def spectate(self, room: str, name: str) -> tuple[str, str]:
+        name = _clean_name(name or "Spectator")
+        async with self._lock(room):
+            record = await self._load(room)
+            watchers = sum(1 for m in record.members.values() if m.role == "spectator")
+            if watchers >= MAX_SPECTATORS:
+                raise RoomError("room_full", "too many spectators", 409)
+            token = secrets.token_urlsafe(32)
+            spectator_id = "s_" + secrets.token_urlsafe(9)
+            record.add_member(token, Member(spectator_id, "spectator", name))
+            if not await self.store.commit(room, record.version, record, []):
+                raise RoomError("conflict", "room changed, try again", 409)
+        return spectator_id, token
+
+    async def summary(self, room: str) -> dict[str, Any]:
+        record = await self._load(room)
+        public = engine.view(record.state, None, self.clock())
+        seats = [
+            {key: value for key, value in seat.items() if key != "backs"}
+            for seat in public["seats"]
+        ]
+        return {
+            "room": room,
+            "url": f"/r/{room}",
+            "status": public["status"],
+            "version": record.version,
+            "settings": public["settings"],
+            "host": public.get("host"),
+            "match_id": public.get("match_id"),
+            "round": public.get("round"),
+            "seats": seats,
+            "scores": [seat.get("score", 0) for seat in seats],
+            "spectators": sum(1 for m in record.members.values() if m.role == "spectator"),
+        }
+
+    async def deck(self, room: str) -> dict[str, Any]:
+        record = await self._load(room)
+        listing: dict[str, Any] = engine.deck_listing(
+            record.state, test_hooks=self.config.uno_test_hooks
+        )
+        return listing
+
+    async def _load(self, room: str) -> RoomRecord:
+        record = await self.store.load(room)
+        if record is None:
+            raise RoomError("not_found", "no such room", 404)
+        return record
+
+    # --- WebSocket: identities and commands --------------------------------------------
+
+    async def identify(self, room: str, token: str) -> Identity | None:
+        record = await self.store.load(room)
+        if record is None:
+            return None
+        member = record.member(token)
+        if member is None:
+            return None
+        if member.role == "spectator":
+            return Identity(member.member_id, "spectator", None)
+        seat = engine.seat_of(record.state, member.member_id)
+        if seat is None:
+            return None  # left the lobby: the seat is gone
+        return Identity(member.member_id, "player", seat)
+
+    async def submit(self, room: str, who: Identity, command: Command) -> Outcome:
+        async with self._lock(room):
+            record = await self.store.load(room)
+            if record is None:
+                return Outcome(code="unauthorized", message="the room is gone")
+            state, events = self._due_timeouts(room, record.state)
+            seat = engine.seat_of(state, who.member_id) if who.role == "player" else None
+            if seat is None:
+                outcome = Outcome(code="unauthorized", message="spectators cannot act")
+            else:
+                known = record.known_ack(who.member_id, command.command_id)
+                if known is not None:
+                    outcome = Outcome(version=known)
+                else:
+                    outcome, state, events = self._command(state, events, seat, command)
+                    if outcome.version is not None:
+                        record.remember_ack(who.member_id, command.command_id, outcome.version)
+            if events:
+                await self._commit(record, state, events)
+            return outcome
+
+    def _command(
+        self, state: State, events: list[Event], seat: int, command: Command
+    ) -> tuple[Outcome, State, list[Event]]:
+        try:
+            after, produced = self._apply(state, seat, command.action)
+        except EngineError as exc:
+            if exc.state is not None:
+                # Refused, yet with consequences (a false UNO catch costs the catcher).
+                if exc.events:
+                    exc.events[-1].after = exc.state
+                state, events = exc.state, events + exc.events
+            elif command.at is not None and command.at < state.version:
+                return Outcome(code="stale", message="the table moved on"), state, events
+            return Outcome(code=exc.code, message=exc.message), state, events
+        return Outcome(version=after.version), after, events + produced
+
+    async def set_connected(self, room: str, member_id: str, connected: bool) -> None:
+        async with self._lock(room):
+            record = await self.store.load(room)
+            if record is None:
+                return
+            seat = engine.seat_of(record.state, member_id)
+            if seat is None:
+                return
+            current = engine.view(record.state, None, self.clock())["seats"][seat]
+            if bool(current.get("connected")) == connected:
+                return
+            try:
+                state, events = self._apply(record.state, None, act.SetConnected(seat, connected))
+            except EngineError:
+                return
+            if events:
+                await self._commit(record, state, events)
+
+    # --- timers and bots ----------------------------------------------------------------
+
+    async def wake(self, room: str) -> None:
+        """The scheduler's call: apply the due deadlines, then at most one bot move."""
+        async with self._lock(room):
+            record = await self.store.load(room)
+            if record is None:
+                return
+            state, events = self._due_timeouts(room, record.state)
+            state, bot_events = self._bot_move(room, state)
+            events += bot_events
+            if events:
+                await self._commit(record, state, events)
+            else:
+                self._plan(room, state)
+
+    def _due_timeouts(self, room: str, state: State) -> tuple[State, list[Event]]:
+        events: list[Event] = []
+        for _ in range(MAX_TIMEOUTS_PER_WAKE):
+            now = self.clock()
+            tried = self._tried_at(room, state.version)
+            due = [
+                d
+                for d in engine.deadlines(state)
+                if d.at <= now and (d.kind, d.set_at) not in tried.keys
+            ]
+            if not due:
+                break
+            first = min(due, key=lambda d: d.at)
+            tried.keys.add((first.kind, first.set_at))
+            try:
+                state, produced = self._apply(state, None, act.Timeout(first.kind, first.set_at))
+            except EngineError as exc:
+                log.warning("timeout %s refused by the engine: %s", first.kind, exc.code)
+                continue
+            events += produced
+        return state, events
+
+    def _tried_at(self, room: str, version: int) -> _Tried:
+        tried = self._tried.get(room)
+        if tried is None or tried.version != version:
+            tried = self._tried[room] = _Tried(version, set())
+        return tried
+
+    def _bot_move(self, room: str, state: State) -> tuple[State, list[Event]]:
+        plan = self._bots.get(room)
+        if plan is None or plan.version != state.version or plan.at is None:
+            return state, []
+        if plan.at > self.clock():
+            return state, []
+        plan.at = None  # one try per version: a refused or empty move must not spin
+        for seat in engine.bot_seats(state):
+            action = bot_action(state, seat, self.rng)
+            if action is None:
+                continue
+            try:
+                return self._apply(state, seat, action, bot=True)
+            except EngineError as exc:
+                log.warning("bot move refused by the engine: %s", exc.code)
+        return state, []
+
+    def _plan(self, room: str, state: State) -> None:
+        """Schedule the room's one wake-up: the earliest deadline or the next bot move."""
+        candidates: list[int] = []
+        tried = self._tried_at(room, state.version)
+        for d in engine.deadlines(state):
+            if (d.kind, d.set_at) not in tried.keys:
+                candidates.append(d.at)
+        bot_at = self._bot_due(room, state)
+        if bot_at is not None:
+            candidates.append(bot_at)
+        self.scheduler.schedule(room, min(candidates) if candidates else None)
+
+    def _bot_due(self, room: str, state: State) -> int | None:
+        plan = self._bots.get(room)
+        if plan is not None and plan.version == state.version:
+            return plan.at
+        at: int | None = None
+        for seat in engine.bot_seats(state):
+            if bot_action(state, seat, self.rng) is not None:
+                at = self.clock() + self._bot_delay(state)
+                break
+        self._bots[room] = _BotPlan(state.version, at)
+        return at
+
+    def _bot_delay(self, state: State) -> int:
+        configured = state.settings.bot_delay_ms
+        if configured is not None:
+            return configured
+        return self.rng.randint(*BOT_DELAY_MS)
+
+    # --- the one place where state changes ---------------------------------------------
+
+    def _apply(
+        self, state: State, seat: int | None, action: act.Action, *, bot: bool = False
+    ) -> tuple[State, list[Event]]:
+        after, events = engine.apply(
+            state, seat, action, self.rng, self.clock(), trace=True, bot=bot
+        )
+        if events:
+            # The last event's view must show everything its command did (the engine's trace
+            # snapshot is taken when the event is emitted, before e.g. the turn advances).
+            events[-1].after = after
+        return after, events
+
+    async def _commit(self, record: RoomRecord, state: State, events: list[Event]) -> None:
+        expected = record.version
+        # A completed round is durable before anyone can see its `round_ended`.
+        await self.rounds.report(record, events, self.clock())
+        record.state = state
+        if not await self.store.commit(record.code, expected, record, events):
+            raise RuntimeError("room store refused a commit under the room lock")
+        self._plan(record.code, state)
+        if events:
+            message = json.dumps({"room": record.code, "version": state.version})
+            await self.bus.publish(record.code, message.encode())
+
+
+def _clean_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned or len(cleaned) > NAME_MAX or not cleaned.isprintable():
+        raise RoomError("bad_request", f"name must be 1-{NAME_MAX} printable characters", 400)
+    return cleaned
+
+
+def _new_id() -> str:
+    return "p_" + secrets.token_urlsafe(9)

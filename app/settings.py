@@ -1,0 +1,43 @@
+"""Process configuration from the environment (pydantic-settings).
+
+Every value has an embedded default so that `make run` works with nothing installed but
+Python: in-memory rooms and bus, SQLite for the match records.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class AppSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+
+    database_url: str | None = "sqlite+aiosqlite:///data/uno.db"
+    redis_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # Browser origins allowed to open the WebSocket besides the page's own origin.
+    allowed_origins: Annotated[list[str], NoDecode] = []
+    uno_test_hooks: bool = False
+    # Events kept per room so that a reconnecting client can resume with `since`.
+    history_limit: int = 512
+    # Per-connection token bucket: sustained frames per second and burst size.
+    rate_limit_per_second: float = 10.0
+    rate_limit_burst: int = 30
+    max_frame_bytes: int = 16 * 1024
+    hello_timeout_seconds: float = 5.0
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        # Accept "a,b" as well as a JSON list, so the variable is easy to set by hand.
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value

@@ -1,0 +1,1 @@
+"""The wire: parsed client frames, the WebSocket endpoint, per-connection senders."""

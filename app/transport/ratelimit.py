@@ -1,0 +1,26 @@
+"""A token bucket per connection: `rate` frames per second sustained, `burst` at once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+class TokenBucket:
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._rate = rate
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._clock = clock
+        self._last = clock()
+
+    def take(self) -> bool:
+        now = self._clock()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
