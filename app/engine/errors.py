@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.engine.events import Event
+    from app.engine.state import State
+
 
 class EngineError(Exception):
     """A refused action. `code` is stable and goes on the wire; `message` is for humans.
 
     The message must never name a card that the acting seat may not see.
+
+    Normally a refused action changes nothing (`state` is None). The one exception is a
+    false UNO catch with `false_catch_penalty` > 0 (RULES 13): the catch is refused with
+    `not_catchable` AND costs the catcher cards; then `state` and `events` hold the outcome,
+    which the server commits and publishes before sending the error.
     """
 
-    def __init__(self, code: str, message: str = "") -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str = "",
+        *,
+        state: State | None = None,
+        events: list[Event] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}" if message else code)
         self.code = code
         self.message = message or code.replace("_", " ")
+        self.state = state
+        self.events: list[Event] = events or []
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (EngineError, (self.code, self.message))

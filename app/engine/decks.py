@@ -1,0 +1,133 @@
+"""The decks, with stable card ids (RULES "Decks"; documented in docs/rules.md).
+
+Ids enumerate each deck in one fixed order:
+
+- classic: for red, yellow, green, blue in turn: 0, 1, 1, 2, 2, ... 9, 9, Skip ×2,
+  Reverse ×2, Draw Two ×2 (ids 0-99); then Wild ×4 (100-103), Wild Draw Four ×4 (104-107);
+  gdj85 adds Wild Shuffle Hands (108) and one Wild Customizable per `custom_wilds` entry
+  (109, 110, 111 in entry order).
+- all_wild: the ALL_WILD_COUNTS table in order (Wild 0-25, Wild Reverse 26-39, ...).
+- flip: the light faces: for red, yellow, green, blue in turn: 1, 1, ... 9, 9, Draw One ×2,
+  Reverse ×2, Skip ×2, Flip ×2 (26 per color, ids 0-103); Wild ×4 (104-107); Wild Draw
+  Two ×4 (108-111). The dark faces are enumerated the same way (pink, teal, orange, purple;
+  Draw Five, Reverse, Skip Everyone, Flip; Wild; Wild Draw Color) and `pairing[id]` says which
+  dark face backs card `id`; the pairing is shuffled once per match.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.engine.cards import DARK_COLORS, LIGHT_COLORS, Face, make_face
+from app.engine.settings import CustomWild, Settings
+
+ALL_WILD_COUNTS: tuple[tuple[str, int], ...] = (
+    ("wild", 26),
+    ("wild_reverse", 14),
+    ("wild_skip", 14),
+    ("wild_skip2", 14),
+    ("wild_draw2", 14),
+    ("wild_draw4", 14),
+    ("wild_targeted_draw2", 8),
+    ("wild_forced_swap", 8),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Deck:
+    variant: str
+    light: tuple[Face, ...]  # the only side outside Flip
+    dark: tuple[Face, ...] | None  # Flip only, already paired: dark[id] backs light[id]
+
+    @property
+    def size(self) -> int:
+        return len(self.light)
+
+    def side(self, side: int) -> tuple[Face, ...]:
+        return self.dark if side and self.dark is not None else self.light
+
+    def colors(self, side: int) -> tuple[str, ...]:
+        return DARK_COLORS if side else LIGHT_COLORS
+
+
+def _classic(deck: str, customs: tuple[CustomWild, ...]) -> tuple[Face, ...]:
+    faces = []
+    for color in LIGHT_COLORS:
+        faces.append(make_face("classic", color, "number", 0))
+        for value in range(1, 10):
+            faces += [make_face("classic", color, "number", value)] * 2
+        for kind in ("skip", "reverse", "draw2"):
+            faces += [make_face("classic", color, kind)] * 2
+    faces += [make_face("classic", None, "wild")] * 4
+    faces += [make_face("classic", None, "wild_draw4")] * 4
+    if deck == "gdj85":
+        faces.append(make_face("classic", None, "wild_shuffle"))
+        for c in customs:
+            faces.append(
+                make_face("classic", None, "wild_custom", effect=c.effect, n=c.n, label=c.label)
+            )
+    return tuple(faces)
+
+
+def _all_wild() -> tuple[Face, ...]:
+    faces: list[Face] = []
+    for kind, count in ALL_WILD_COUNTS:
+        faces += [make_face("all_wild", None, kind)] * count
+    return tuple(faces)
+
+
+def _flip_side(
+    colors: tuple[str, ...], actions: tuple[str, ...], wilds: tuple[str, ...]
+) -> tuple[Face, ...]:
+    faces = []
+    for color in colors:
+        for value in range(1, 10):
+            faces += [make_face("flip", color, "number", value)] * 2
+        for kind in actions:
+            faces += [make_face("flip", color, kind)] * 2
+    for kind in wilds:
+        faces += [make_face("flip", None, kind)] * 4
+    return tuple(faces)
+
+
+FLIP_LIGHT = _flip_side(LIGHT_COLORS, ("draw1", "reverse", "skip", "flip"), ("wild", "wild_draw2"))
+FLIP_DARK = _flip_side(
+    DARK_COLORS, ("draw5", "reverse", "skip_everyone", "flip"), ("wild", "wild_draw_color")
+)
+ALL_WILD = _all_wild()
+
+
+def deck_size(settings: Settings) -> int:
+    if settings.variant == "classic":
+        return 108 + (1 + len(settings.custom_wilds) if settings.deck == "gdj85" else 0)
+    return 112
+
+
+def deck_ids(settings: Settings) -> range:
+    return range(deck_size(settings))
+
+
+def new_pairing(rng: random.Random) -> tuple[int, ...]:
+    order = list(range(len(FLIP_DARK)))
+    rng.shuffle(order)
+    return tuple(order)
+
+
+@lru_cache(maxsize=256)
+def _deck(
+    variant: str, deck: str, customs: tuple[CustomWild, ...], pairing: tuple[int, ...] | None
+) -> Deck:
+    if variant == "all_wild":
+        return Deck(variant, ALL_WILD, None)
+    if variant == "flip":
+        order = pairing or tuple(range(len(FLIP_DARK)))
+        return Deck(variant, FLIP_LIGHT, tuple(FLIP_DARK[i] for i in order))
+    return Deck(variant, _classic(deck, customs), None)
+
+
+def deck_for(settings: Settings, pairing: tuple[int, ...] | None) -> Deck:
+    customs = settings.custom_wilds if settings.variant == "classic" else ()
+    deck = settings.deck if settings.variant == "classic" else ""
+    return _deck(settings.variant, deck, customs, pairing if settings.variant == "flip" else None)

@@ -1,0 +1,243 @@
+"""What a seat may do now: the checks `apply` enforces and the lists views and bots read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.engine.actions import (
+    Accept,
+    Action,
+    Catch,
+    Challenge,
+    Choose,
+    DeclareUno,
+    Draw,
+    Pass,
+    Play,
+    Start,
+)
+from app.engine.cards import BIG, SMALL, Face
+from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State
+
+
+def matches(st: State, face: Face, top: Face) -> bool:
+    """RULES 3 (and 17: in All Wild every card is playable)."""
+    return face.wild or face.color == st.color or (not top.wild and face.sym == top.sym)
+
+
+def holds_color(st: State, seat: int, besides: int) -> bool:
+    """Does `seat` hold a card of the color in play other than `besides`? (RULES 7)."""
+    faces = st.deck.side(st.side)
+    color = st.color
+    return any(faces[c].color == color for c in st.hands[seat] if c != besides)
+
+
+def stack_ok(st: State, face: Face) -> bool:
+    """May `face` answer the pending draw penalty? (RULES 9)."""
+    s = st.settings
+    if face.stack == SMALL:
+        return st.pending_stack == SMALL and s.stack_draw2
+    if face.stack == BIG:
+        if st.pending_stack == BIG:
+            return s.stack_draw4
+        return st.pending_stack == SMALL and s.stack_draw4_on_draw2
+    return False
+
+
+def _legal_bluff(st: State, seat: int, cid: int, face: Face) -> bool:
+    """Without bluffing, a challengeable card needs a hand without the color in play."""
+    return not face.challengeable or st.settings.bluffing or not holds_color(st, seat, cid)
+
+
+def jump_in_ok(st: State, seat: int, cid: int) -> bool:
+    """RULES 28: an identical card, out of turn; onto a penalty only if it may stack."""
+    if not st.settings.jump_in or st.phase not in ("play", "after_draw", "penalty"):
+        return False
+    faces = st.deck.side(st.side)
+    face = faces[cid]
+    top = faces[st.discard[-1]]
+    if face.wild or top.wild or face.color != top.color or face.sym != top.sym:
+        return False
+    return st.phase != "penalty" or stack_ok(st, face)
+
+
+def play_error(st: State, seat: int, cid: int) -> str | None:
+    """The wire error code refusing `seat` playing card `cid` now, or None if it is legal."""
+    if st.status != "playing":
+        return "wrong_phase"
+    if seat == st.turn:
+        face = st.deck.side(st.side)[cid]
+        phase = st.phase
+        if phase == "play":
+            top = st.deck.side(st.side)[st.discard[-1]]
+            if st.deck.variant != "all_wild" and not matches(st, face, top):
+                return "illegal_card"
+        elif phase == "after_draw":
+            if cid != st.drawn:
+                return "illegal_card"
+        elif phase in ("penalty", "challenge"):
+            if not stack_ok(st, face):
+                return "illegal_card"
+        else:
+            return "wrong_phase"
+        return None if _legal_bluff(st, seat, cid, face) else "illegal_card"
+    if jump_in_ok(st, seat, cid):
+        return None
+    return "not_your_turn"
+
+
+def playable_cards(st: State, seat: int) -> list[int]:
+    if st.status != "playing" or not 0 <= seat < len(st.seats):
+        return []
+    hand = st.hands[seat]
+    if seat != st.turn:
+        if not st.settings.jump_in:
+            return []
+        return [c for c in hand if jump_in_ok(st, seat, c)]
+    phase = st.phase
+    faces = st.deck.side(st.side)
+    if phase == "play":
+        if st.deck.variant == "all_wild":
+            return list(hand)
+        top = faces[st.discard[-1]]
+        color = st.color
+        tsym = None if top.wild else top.sym
+        out = []
+        for c in hand:
+            f = faces[c]
+            if f.wild:
+                if f.challengeable and not st.settings.bluffing and holds_color(st, seat, c):
+                    continue
+                out.append(c)
+            elif f.color == color or f.sym == tsym:
+                out.append(c)
+        return out
+    if phase == "after_draw":
+        return [st.drawn] if st.drawn is not None else []
+    if phase in ("penalty", "challenge"):
+        return [c for c in hand if play_error(st, seat, c) is None]
+    return []
+
+
+def needs_target(st: State, face: Face) -> bool:
+    return face.needs_target or (
+        st.settings.seven_zero and face.kind == "number" and face.value == 7
+    )
+
+
+def targets(st: State, seat: int) -> list[int]:
+    return [s for s in range(len(st.seats)) if s != seat]
+
+
+def needs_color(st: State, face: Face) -> bool:
+    return face.wild and st.deck.variant != "all_wild"
+
+
+def may_draw(st: State, seat: int) -> bool:
+    if st.status != "playing" or seat != st.turn:
+        return False
+    if st.phase == "penalty":
+        return True
+    if st.phase != "play":
+        return False
+    return not st.settings.no_voluntary_draw or not playable_cards(st, seat)
+
+
+def may_pass(st: State, seat: int) -> bool:
+    return (
+        st.status == "playing"
+        and seat == st.turn
+        and st.phase == "after_draw"
+        and not st.settings.forced_play
+    )
+
+
+def may_declare(st: State, seat: int) -> bool:
+    """One card and not yet declared, or two cards on the own turn (declaring with the play)."""
+    if st.status != "playing" or not 0 <= seat < len(st.seats):
+        return False
+    size = len(st.hands[seat])
+    state = st.uno[seat]
+    if size == 1:
+        return state != UNO_DECLARED
+    return (
+        size == 2
+        and state != UNO_EARLY
+        and seat == st.turn
+        and st.phase in ("play", "after_draw")
+        and bool(playable_cards(st, seat))
+    )
+
+
+def catchable(st: State, seat: int | None) -> list[int]:
+    if st.status != "playing" or seat is None or not 0 <= seat < len(st.seats):
+        return []
+    return [s for s, state in enumerate(st.uno) if state == UNO_EXPOSED and s != seat]
+
+
+def may_start(st: State, seat: int | None) -> bool:
+    if seat is None or seat != st.host:
+        return False
+    if st.status == "lobby":
+        return len(st.seats) >= 2
+    return st.status in ("round_over", "match_over")
+
+
+def moves(st: State, seat: int) -> dict[str, Any]:
+    """PROTOCOL `you.moves`: every legal action of `seat` now (empty values when none)."""
+    faces = st.deck.side(st.side)
+    colors = list(st.deck.colors(st.side))
+    own = st.status == "playing" and seat == st.turn
+    play = []
+    for c in playable_cards(st, seat):
+        f = faces[c]
+        play.append(
+            {
+                "card": c,
+                "colors": colors if needs_color(st, f) else None,
+                "targets": targets(st, seat) if needs_target(st, f) else None,
+            }
+        )
+    return {
+        "play": play,
+        "draw": may_draw(st, seat),
+        "pass": may_pass(st, seat),
+        "uno": may_declare(st, seat),
+        "challenge": own and st.phase == "challenge",
+        "accept": own and st.phase == "challenge",
+        "catch": catchable(st, seat),
+        "choose": colors if own and st.phase == "choose" else None,
+        "start": may_start(st, seat),
+    }
+
+
+def legal_actions(st: State, seat: int) -> list[Action]:
+    """Every legal action of `seat`, expanded (one Play per color and target)."""
+    out: list[Action] = []
+    if st.status == "playing" and 0 <= seat < len(st.seats):
+        faces = st.deck.side(st.side)
+        colors = st.deck.colors(st.side)
+        declare = (1, 0) if len(st.hands[seat]) == 2 and st.uno[seat] != UNO_EARLY else (0,)
+        for c in playable_cards(st, seat):
+            f = faces[c]
+            cs: tuple[str | None, ...] = colors if needs_color(st, f) else (None,)
+            ts: list[int | None] = list(targets(st, seat)) if needs_target(st, f) else [None]
+            for color in cs:
+                for t in ts:
+                    for u in declare:
+                        out.append(Play(c, color, t, bool(u)))
+        if may_draw(st, seat):
+            out.append(Draw())
+        if may_pass(st, seat):
+            out.append(Pass())
+        if may_declare(st, seat):
+            out.append(DeclareUno())
+        if seat == st.turn and st.phase == "challenge":
+            out.append(Challenge())
+            out.append(Accept())
+        if seat == st.turn and st.phase == "choose":
+            out.extend(Choose(c) for c in colors)
+        out.extend(Catch(s) for s in catchable(st, seat))
+    if may_start(st, seat):
+        out.append(Start())
+    return out

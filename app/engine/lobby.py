@@ -1,0 +1,209 @@
+"""Seats, host, settings, connections, chat and `start`: everything around the cards."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.engine.actions import (
+    AddBot,
+    ChangeSettings,
+    Chat,
+    Join,
+    RemoveBot,
+    SetConnected,
+)
+from app.engine.deal import next_round, start_match
+from app.engine.decks import deck_for, new_pairing
+from app.engine.settings import parse_settings, settings_to_json
+from app.engine.state import SeatInfo, State
+from app.engine.table import Ctx, fail
+
+MAX_NAME = 40
+MAX_CHAT = 300
+
+
+def _seat(st: State, seat: int | None) -> int:
+    if seat is None or not 0 <= seat < len(st.seats):
+        raise fail("bad_command", "no such seat")
+    return seat
+
+
+def _host_only(st: State, seat: int | None) -> int:
+    if seat is None or seat != st.host:
+        raise fail("not_host", "only the host can do that")
+    return seat
+
+
+def _in_lobby(st: State) -> None:
+    if st.status != "lobby":
+        raise fail("already_started", "the game has started")
+
+
+def _check_room(st: State) -> None:
+    _in_lobby(st)
+    if len(st.seats) >= st.settings.max_players:
+        raise fail("room_full", "every seat is taken")
+
+
+def ensure_pairing(ctx: Ctx) -> None:
+    """Flip decks are paired as soon as the table is Flip, so the hook listing can show it."""
+    st = ctx.st
+    if st.settings.variant == "flip" and st.pairing is None:
+        st.pairing = new_pairing(ctx.rng)
+        st.deck = deck_for(st.settings, st.pairing)
+
+
+def do_join(ctx: Ctx, act: Join) -> None:
+    st = ctx.st
+    _check_room(st)
+    name = act.name.strip()
+    if not name or len(name) > MAX_NAME:
+        raise fail("bad_command", f"a name has 1 to {MAX_NAME} characters")
+    if any(s.player_id == act.player_id for s in st.seats):
+        raise fail("bad_command", "already seated")
+    st.seats.append(SeatInfo(name=name, player_id=act.player_id))
+    seat = len(st.seats) - 1
+    ctx.emit(
+        "player_joined", {"seat": seat, "name": name, "player_id": act.player_id, "bot": False}
+    )
+    if st.host is None:
+        st.host = seat
+        ctx.emit("host_changed", {"host": seat})
+
+
+def do_add_bot(ctx: Ctx, seat: int | None, act: AddBot) -> None:
+    st = ctx.st
+    _host_only(st, seat)
+    _check_room(st)
+    names = {s.name for s in st.seats}
+    k = 1
+    while f"Bot {k}" in names:
+        k += 1
+    player_id = f"bot-{ctx.rng.getrandbits(64):016x}"
+    st.seats.append(SeatInfo(name=f"Bot {k}", player_id=player_id, bot=True))
+    new = len(st.seats) - 1
+    ctx.emit(
+        "player_joined", {"seat": new, "name": f"Bot {k}", "player_id": player_id, "bot": True}
+    )
+
+
+def _remove_seat(ctx: Ctx, seat: int) -> None:
+    """Lobby only: later seats move down one, so seats stay numbered 0..n-1."""
+    st = ctx.st
+    info = st.seats.pop(seat)
+    ctx.emit(
+        "player_left",
+        {"seat": seat, "name": info.name, "player_id": info.player_id, "bot": info.bot},
+    )
+    if st.host is not None and st.host > seat:
+        st.host -= 1
+    elif st.host == seat:
+        st.host = None  # the seat number now names someone else: always announce
+        _pass_host(ctx, start=seat, include_start=True)
+        if st.host is None:
+            ctx.emit("host_changed", {"host": None})
+
+
+def do_remove_bot(ctx: Ctx, seat: int | None, act: RemoveBot) -> None:
+    st = ctx.st
+    _host_only(st, seat)
+    _in_lobby(st)
+    target = _seat(st, act.seat)
+    if not st.seats[target].bot:
+        raise fail("bad_command", "that seat is not a bot")
+    _remove_seat(ctx, target)
+
+
+def do_leave(ctx: Ctx, seat: int | None) -> None:
+    st = ctx.st
+    seat = _seat(st, seat)
+    if st.status == "lobby":
+        _remove_seat(ctx, seat)
+        return
+    info = st.seats[seat]
+    st.seats[seat] = replace(info, bot=True, connected=False, left=True)
+    ctx.emit(
+        "player_left", {"seat": seat, "name": info.name, "player_id": info.player_id, "bot": True}
+    )
+    if st.host == seat:
+        _pass_host(ctx, start=seat + 1, include_start=False)
+
+
+def _pass_host(ctx: Ctx, start: int, include_start: bool) -> None:
+    """The host role goes to the next connected human seat (None if there is none)."""
+    st = ctx.st
+    n = len(st.seats)
+    old = st.host
+    new = None
+    for k in range(n):
+        s = (start + k) % n
+        if s == old and not include_start:
+            continue
+        info = st.seats[s]
+        if not info.bot and info.connected and not info.left:
+            new = s
+            break
+    st.host = new
+    if new != old:
+        ctx.emit("host_changed", {"host": new})
+
+
+def host_timeout(ctx: Ctx) -> None:
+    st = ctx.st
+    if st.host is None:
+        return
+    _pass_host(ctx, start=st.host + 1, include_start=False)
+
+
+def do_set_connected(ctx: Ctx, act: SetConnected) -> None:
+    st = ctx.st
+    seat = _seat(st, act.seat)
+    info = st.seats[seat]
+    if info.connected == act.connected:
+        return  # nothing changed: no event, no version
+    st.seats[seat] = replace(info, connected=act.connected)
+    ctx.emit("connected" if act.connected else "disconnected", {"seat": seat})
+
+
+def do_change_settings(ctx: Ctx, seat: int | None, act: ChangeSettings) -> None:
+    st = ctx.st
+    _host_only(st, seat)
+    if st.status != "lobby":
+        raise fail("wrong_phase", "settings change only in the lobby")
+    new = parse_settings(act.settings, st.settings)
+    if new.max_players < len(st.seats):
+        raise fail("bad_settings", "max_players is below the number of seated players")
+    st.settings = new
+    st.deck = deck_for(new, st.pairing)
+    ensure_pairing(ctx)
+    ctx.emit("settings_changed", {"settings": settings_to_json(new)})
+
+
+def do_chat(ctx: Ctx, seat: int | None, act: Chat) -> None:
+    st = ctx.st
+    text = act.text.strip() if isinstance(act.text, str) else ""
+    if not text or len(act.text) > MAX_CHAT:
+        raise fail("bad_command", f"a chat message has 1 to {MAX_CHAT} characters")
+    name = st.seats[seat].name if seat is not None and 0 <= seat < len(st.seats) else None
+    ctx.emit("chat", {"seat": seat, "name": name, "text": act.text})
+
+
+def do_start(ctx: Ctx, seat: int | None) -> None:
+    st = ctx.st
+    _host_only(st, seat)
+    begin(ctx)
+
+
+def begin(ctx: Ctx) -> None:
+    """`start` (or the next_round timer): the first round, the next round, or a new match."""
+    st = ctx.st
+    if st.status == "lobby":
+        if len(st.seats) < 2:
+            raise fail("bad_command", "at least 2 players are needed")
+        start_match(ctx)
+    elif st.status == "round_over":
+        next_round(ctx)
+    elif st.status == "match_over":
+        start_match(ctx)
+    else:
+        raise fail("already_started", "a round is being played")

@@ -1,0 +1,477 @@
+"""The turn: playing a card and its effects, drawing, passing, choosing, challenges, UNO."""
+
+from __future__ import annotations
+
+from app.engine.actions import Catch, Choose, Play
+from app.engine.cards import BIG, SMALL, UNTIL_COLOR, Face
+from app.engine.legal import (
+    catchable,
+    holds_color,
+    may_declare,
+    may_draw,
+    may_pass,
+    needs_color,
+    needs_target,
+    play_error,
+    playable_cards,
+)
+from app.engine.scoring import end_round
+from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_SAFE, PendingChallenge, State
+from app.engine.table import (
+    Ctx,
+    close_window,
+    fail,
+    give_penalty,
+    refill,
+    seat_after,
+    set_turn,
+    take_cards,
+    touch_all,
+    touch_uno,
+)
+from app.engine.wire import card_json, cards_json
+
+
+def _playing(st: State, seat: int | None) -> int:
+    if st.status != "playing":
+        raise fail("wrong_phase", "no round is being played")
+    if seat is None or not 0 <= seat < len(st.seats):
+        raise fail("bad_command", "only a seated player can do that")
+    return seat
+
+
+def _own_turn(st: State, seat: int | None, *phases: str) -> int:
+    seat = _playing(st, seat)
+    if seat != st.turn:
+        raise fail("not_your_turn")
+    if st.phase not in phases:
+        raise fail("wrong_phase", f"not possible in phase {st.phase}")
+    return seat
+
+
+# --- play ------------------------------------------------------------------------------------
+
+
+def do_play(ctx: Ctx, seat: int | None, act: Play) -> None:
+    st = ctx.st
+    seat = _playing(st, seat)
+    hand = st.hands[seat]
+    cid = act.card
+    if cid not in hand:
+        raise fail("illegal_card", "that card is not in your hand")
+    err = play_error(st, seat, cid)
+    if err is not None:
+        raise fail(err)
+    face = st.deck.side(st.side)[cid]
+    color = act.color
+    if needs_color(st, face):
+        if color not in st.deck.colors(st.side):
+            raise fail("need_color", "name a color for a wild card")
+    else:
+        color = face.color
+    target = act.target
+    if needs_target(st, face):
+        if target is None and len(st.seats) == 2:
+            target = 1 - seat
+        if target is None or target == seat or not 0 <= target < len(st.seats):
+            raise fail("bad_target", "choose another player")
+    else:
+        target = None
+
+    jump = seat != st.turn
+    guilty = face.challengeable and holds_color(st, seat, cid)
+    close_window(st)
+    hand.remove(cid)
+    st.discard.append(cid)
+    st.color = color
+    st.drawn = None
+    if jump:
+        set_turn(st, seat, "play")
+    public = {"seat": seat, "card": card_json(st.deck, st.side, cid), "color": color}
+    if jump:
+        public["jump_in"] = True
+    if target is not None:
+        public["target"] = target
+    ctx.emit("card_played", public)
+    if act.uno and len(hand) == 1:
+        st.uno[seat] = UNO_DECLARED
+        ctx.emit("uno_declared", {"seat": seat})
+    touch_uno(ctx, seat)
+
+    if not hand and face.kind != "wild_shuffle":
+        _last_card_draws(ctx, seat, face, target)
+        end_round(ctx, seat)
+        return
+    _effect(ctx, seat, face, target, guilty)
+
+
+def _last_card_draws(ctx: Ctx, seat: int, face: Face, target: int | None) -> None:
+    """RULES 14: a last card's draws still happen (no challenge, no stack answer)."""
+    st = ctx.st
+    if face.kind == "wild_targeted_draw2" and target is not None:
+        take_cards(ctx, target, 2, "penalty")
+    elif face.kind == "wild_custom" and face.effect == "all_others_draw":
+        _all_others_draw(ctx, seat, face.n or 0)
+    elif face.draw:
+        victim = seat_after(st, seat)
+        give_penalty(ctx, victim, face.draw, "penalty", st.pending)
+    st.pending = 0
+    st.pending_stack = None
+
+
+def _advance(ctx: Ctx, seat: int, steps: int) -> None:
+    """Turn goes `steps` seats on from `seat`; the seats jumped over are skipped."""
+    st = ctx.st
+    n = len(st.seats)
+    if steps > 1:
+        skipped = [seat_after(st, seat, k) for k in range(1, steps)]
+        skipped = [s for s in skipped if s != seat]
+        if skipped:
+            ctx.emit("turn_skipped", {"seat": skipped[0], "seats": skipped})
+    set_turn(st, seat_after(st, seat, steps % n if n else 0) if n else seat)
+
+
+def _reverse(ctx: Ctx, seat: int) -> None:
+    st = ctx.st
+    if len(st.seats) == 2:
+        _advance(ctx, seat, 2)  # RULES 15: Reverse acts as Skip
+        return
+    st.direction = -st.direction
+    ctx.emit("direction_changed", {"direction": st.direction, "seat": seat})
+    _advance(ctx, seat, 1)
+
+
+def _effect(ctx: Ctx, seat: int, face: Face, target: int | None, guilty: bool) -> None:
+    st = ctx.st
+    kind = face.kind
+    if kind == "number":
+        if st.settings.seven_zero and face.value == 7 and target is not None:
+            _swap(ctx, seat, target)
+        elif st.settings.seven_zero and face.value == 0:
+            _rotate(ctx, seat)
+        _advance(ctx, seat, 1)
+    elif kind in ("skip", "wild_skip"):
+        _advance(ctx, seat, 2)
+    elif kind == "wild_skip2":
+        _advance(ctx, seat, 3)
+    elif kind == "skip_everyone":
+        _advance(ctx, seat, len(st.seats))
+    elif kind in ("reverse", "wild_reverse"):
+        _reverse(ctx, seat)
+    elif face.draw and kind != "wild_custom":
+        _penalty(ctx, seat, face, guilty)
+    elif kind == "wild_targeted_draw2" and target is not None:
+        take_cards(ctx, target, 2, "penalty")
+        _advance(ctx, seat, 1)
+    elif kind == "wild_forced_swap" and target is not None:
+        _swap(ctx, seat, target)
+        _advance(ctx, seat, 1)
+    elif kind == "wild_shuffle":
+        _shuffle_hands(ctx, seat)
+        _advance(ctx, seat, 1)
+    elif kind == "wild_custom":
+        _custom(ctx, seat, face, target)
+    elif kind == "flip":
+        _flip(ctx, seat)
+    else:  # wild
+        _advance(ctx, seat, 1)
+
+
+def _asks_victim(st: State, face: Face) -> bool:
+    """RULES 9: with a stacking setting for this kind, the victim is always asked."""
+    s = st.settings
+    if face.stack == SMALL:
+        return s.stack_draw2 or s.stack_draw4_on_draw2
+    if face.stack == BIG:
+        return s.stack_draw4
+    return False
+
+
+def _penalty(ctx: Ctx, seat: int, face: Face, guilty: bool) -> None:
+    st = ctx.st
+    victim = seat_after(st, seat)
+    if face.draw != UNTIL_COLOR:
+        st.pending += face.draw
+    st.pending_stack = face.stack
+    if face.challengeable and st.settings.bluffing:
+        st.challenge = PendingChallenge(seat, victim, guilty, face.draw)
+        set_turn(st, victim, "challenge")
+        ctx.emit("challenge_opened", {"seat": victim, "by": seat})
+        return
+    st.challenge = None
+    if _asks_victim(st, face):
+        set_turn(st, victim, "penalty")
+        ctx.emit("penalty_pending", {"seat": victim, "pending_draw": st.pending})
+        return
+    amount = face.draw if face.draw == UNTIL_COLOR else st.pending
+    _take_pending(ctx, victim, amount)
+
+
+def _take_pending(ctx: Ctx, victim: int, amount: int, extra: int = 0) -> None:
+    """The victim draws the penalty and loses the turn."""
+    st = ctx.st
+    st.pending = 0
+    st.pending_stack = None
+    st.challenge = None
+    give_penalty(ctx, victim, amount, "penalty", extra)
+    ctx.emit("turn_skipped", {"seat": victim, "seats": [victim]})
+    set_turn(st, seat_after(st, victim))
+
+
+def take_penalty(ctx: Ctx, victim: int) -> None:
+    """Accept a challengeable card or take a stacked penalty."""
+    st = ctx.st
+    ch = st.challenge
+    amount = UNTIL_COLOR if ch is not None and ch.draw == UNTIL_COLOR else st.pending
+    _take_pending(ctx, victim, amount)
+
+
+def _swap(ctx: Ctx, seat: int, target: int) -> None:
+    st = ctx.st
+    st.hands[seat], st.hands[target] = st.hands[target], st.hands[seat]
+    ctx.emit("hands_swapped", {"seat": seat, "target": target})
+    touch_uno(ctx, seat)
+    touch_uno(ctx, target)
+
+
+def _rotate(ctx: Ctx, seat: int) -> None:
+    """Every hand passes to the next player in the direction of play."""
+    st = ctx.st
+    n = len(st.seats)
+    old = st.hands
+    st.hands = [old[(i - st.direction) % n] for i in range(n)]
+    ctx.emit("hands_rotated", {"seat": seat, "direction": st.direction})
+    touch_all(ctx)
+
+
+def _shuffle_hands(ctx: Ctx, seat: int) -> None:
+    """RULES 10: collect, shuffle, deal one at a time from the player's left, clockwise."""
+    st = ctx.st
+    n = len(st.seats)
+    cards = [c for h in st.hands for c in h]
+    ctx.rng.shuffle(cards)
+    hands: list[list[int]] = [[] for _ in range(n)]
+    for i, c in enumerate(cards):
+        hands[(seat + 1 + i) % n].append(c)
+    st.hands = hands
+    ctx.emit(
+        "hands_shuffled",
+        {"seat": seat, "counts": [len(h) for h in hands]},
+        {s: {"hand": cards_json(st.deck, st.side, hands[s])} for s in range(n)},
+    )
+    touch_all(ctx)
+
+
+def _all_others_draw(ctx: Ctx, seat: int, n: int) -> None:
+    st = ctx.st
+    for k in range(1, len(st.seats)):
+        take_cards(ctx, seat_after(st, seat, k), n, "penalty")
+
+
+def _custom(ctx: Ctx, seat: int, face: Face, target: int | None) -> None:
+    st = ctx.st
+    effect = face.effect
+    n = face.n or 0
+    if effect == "next_draws":
+        _take_pending(ctx, seat_after(st, seat), n)
+    elif effect == "all_others_draw":
+        _all_others_draw(ctx, seat, n)
+        _advance(ctx, seat, 1)
+    elif effect == "skip_next":
+        _advance(ctx, seat, 1 + n)
+    elif effect == "swap_hands" and target is not None:
+        _swap(ctx, seat, target)
+        _advance(ctx, seat, 1)
+    elif effect == "rotate_hands":
+        _rotate(ctx, seat)
+        _advance(ctx, seat, 1)
+    elif effect == "discard_color":
+        _discard_color(ctx, seat)
+    elif effect == "reverse":
+        _reverse(ctx, seat)
+    else:
+        _advance(ctx, seat, 1)
+
+
+def _discard_color(ctx: Ctx, seat: int) -> None:
+    """The player discards every card of the named color, under the wild that stays on top."""
+    st = ctx.st
+    faces = st.deck.side(st.side)
+    hand = st.hands[seat]
+    out = [c for c in hand if faces[c].color == st.color]
+    if out:
+        st.hands[seat] = [c for c in hand if faces[c].color != st.color]
+        top = st.discard.pop()
+        st.discard.extend(out)
+        st.discard.append(top)
+        ctx.emit("cards_discarded", {"seat": seat, "cards": cards_json(st.deck, st.side, out)})
+        touch_uno(ctx, seat)
+        if not st.hands[seat]:
+            end_round(ctx, seat)
+            return
+    _advance(ctx, seat, 1)
+
+
+def _flip(ctx: Ctx, seat: int) -> None:
+    """RULES 22: everything turns over; the new top's action is not applied."""
+    st = ctx.st
+    st.side ^= 1
+    st.draw_pile.reverse()
+    if st.settings.flip_discard == "whole_pile":
+        st.discard.reverse()
+    top_id = st.discard[-1]
+    top = st.deck.side(st.side)[top_id]
+    st.color = top.color
+    ctx.emit(
+        "side_flipped",
+        {
+            "seat": seat,
+            "side": "dark" if st.side else "light",
+            "top": card_json(st.deck, st.side, top_id),
+        },
+    )
+    nxt = seat_after(st, seat)
+    set_turn(st, nxt, "choose" if top.wild else "play")
+
+
+# --- the other turn actions --------------------------------------------------------------------
+
+
+def do_draw(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
+    st = ctx.st
+    seat = _own_turn(st, seat, "play", "penalty")
+    if voluntary and not may_draw(st, seat):
+        raise fail("illegal_card", "no_voluntary_draw: you hold a playable card")
+    if voluntary:
+        close_window(st)
+    if st.phase == "penalty":
+        take_penalty(ctx, seat)
+        return
+    draw_turn(ctx, seat)
+
+
+def draw_turn(ctx: Ctx, seat: int) -> None:
+    """RULES 4: draw one (or until playable); a playable drawn card may be played at once."""
+    st = ctx.st
+    hand = st.hands[seat]
+    before = len(hand)
+    if st.settings.draw == "one":
+        take_cards(ctx, seat, 1, "draw")
+        drawn = hand[-1] if len(hand) > before else None
+        playable = drawn is not None and play_error(st, seat, drawn) is None
+    else:
+        cap = st.settings.max_draw
+        drawn = None
+        playable = False
+        got: list[int] = []
+        while not cap or len(got) < cap:
+            if not st.draw_pile and not refill(ctx):
+                break
+            cid = st.draw_pile.pop()
+            hand.append(cid)
+            got.append(cid)
+            if play_error(st, seat, cid) is None:
+                drawn = cid
+                playable = True
+                break
+        if got:
+            # one card_drawn event carries every card of the search
+            ctx.emit(
+                "card_drawn",
+                {"seat": seat, "count": len(got), "reason": "draw"},
+                {seat: {"cards": cards_json(st.deck, st.side, got)}},
+            )
+            touch_uno(ctx, seat)
+    if playable and drawn is not None:
+        set_turn(st, seat, "after_draw")
+        st.drawn = drawn
+        return
+    ctx.emit("turn_passed", {"seat": seat, "auto": True})
+    set_turn(st, seat_after(st, seat))
+
+
+def do_pass(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
+    st = ctx.st
+    seat = _own_turn(st, seat, "after_draw")
+    if voluntary and not may_pass(st, seat):
+        raise fail("illegal_card", "forced_play: the drawn card must be played")
+    ctx.emit("turn_passed", {"seat": seat})
+    set_turn(st, seat_after(st, seat))
+
+
+def do_choose(ctx: Ctx, seat: int | None, act: Choose) -> None:
+    st = ctx.st
+    seat = _own_turn(st, seat, "choose")
+    if act.color not in st.deck.colors(st.side):
+        raise fail("need_color", "name one of the colors in play")
+    close_window(st)
+    st.color = act.color
+    ctx.emit("color_chosen", {"seat": seat, "color": act.color})
+    set_turn(st, seat, "play")
+
+
+def do_challenge(ctx: Ctx, seat: int | None) -> None:
+    """RULES 8 (and 21, 23 in Flip)."""
+    st = ctx.st
+    seat = _own_turn(st, seat, "challenge")
+    ch = st.challenge
+    if ch is None:
+        raise fail("wrong_phase")
+    close_window(st)
+    offender_hand = cards_json(st.deck, st.side, st.hands[ch.offender])
+    ctx.emit(
+        "challenge_resolved",
+        {"seat": seat, "offender": ch.offender, "guilty": ch.guilty},
+        {seat: {"hand": offender_hand}},
+    )
+    amount = UNTIL_COLOR if ch.draw == UNTIL_COLOR else st.pending
+    st.challenge = None
+    st.pending = 0
+    st.pending_stack = None
+    if ch.guilty:
+        give_penalty(ctx, ch.offender, amount, "challenge")
+        set_turn(st, seat, "play")
+    else:
+        give_penalty(ctx, seat, amount, "challenge", 2)
+        ctx.emit("turn_skipped", {"seat": seat, "seats": [seat]})
+        set_turn(st, seat_after(st, seat))
+
+
+def do_accept(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
+    st = ctx.st
+    seat = _own_turn(st, seat, "challenge")
+    if voluntary:
+        close_window(st)
+    take_penalty(ctx, seat)
+
+
+def do_uno(ctx: Ctx, seat: int | None) -> None:
+    st = ctx.st
+    seat = _playing(st, seat)
+    if not may_declare(st, seat):
+        raise fail("wrong_phase", "UNO is declared with one card left (or with the play)")
+    st.uno[seat] = UNO_DECLARED if len(st.hands[seat]) == 1 else UNO_EARLY
+    ctx.emit("uno_declared", {"seat": seat})
+
+
+def do_catch(ctx: Ctx, seat: int | None, act: Catch) -> None:
+    st = ctx.st
+    seat = _playing(st, seat)
+    target = act.seat
+    if target in catchable(st, seat):
+        penalty = st.settings.uno_penalty
+        st.uno[target] = UNO_SAFE  # caught once: with a zero penalty it stays at one card
+        ctx.emit("uno_caught", {"seat": target, "by": seat, "penalty": penalty})
+        take_cards(ctx, target, penalty, "uno")
+        return
+    raise fail("not_catchable", "that player cannot be caught now")
+
+
+def false_catch(ctx: Ctx, seat: int, target: int) -> None:
+    """RULES 13: a wrong catch costs the catcher `false_catch_penalty` (the error still goes)."""
+    ctx.emit("uno_caught", {"seat": target, "by": seat, "penalty": 0, "false_catch": True})
+    take_cards(ctx, seat, ctx.st.settings.false_catch_penalty, "false_catch")
+
+
+def turn_playable(st: State, seat: int) -> bool:
+    return bool(playable_cards(st, seat))

@@ -1,0 +1,143 @@
+"""apply(): the one transition function of a table."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from app.engine.actions import (
+    Accept,
+    Action,
+    AddBot,
+    Catch,
+    Challenge,
+    ChangeSettings,
+    Chat,
+    Choose,
+    DeclareUno,
+    Draw,
+    Join,
+    Leave,
+    Pass,
+    Play,
+    RemoveBot,
+    SetConnected,
+    Start,
+    Timeout,
+)
+from app.engine.errors import EngineError
+from app.engine.events import Event
+from app.engine.lobby import (
+    do_add_bot,
+    do_change_settings,
+    do_chat,
+    do_join,
+    do_leave,
+    do_remove_bot,
+    do_set_connected,
+    do_start,
+    ensure_pairing,
+)
+from app.engine.play import (
+    do_accept,
+    do_catch,
+    do_challenge,
+    do_choose,
+    do_draw,
+    do_pass,
+    do_play,
+    do_uno,
+    false_catch,
+)
+from app.engine.state import State
+from app.engine.table import Ctx
+from app.engine.timers import on_timeout, sync_deadlines
+
+Handler = Callable[[Ctx, "int | None", Any], None]
+
+_HANDLERS: dict[type, Handler] = {
+    Join: lambda ctx, seat, a: do_join(ctx, a),
+    Leave: lambda ctx, seat, a: do_leave(ctx, seat),
+    SetConnected: lambda ctx, seat, a: do_set_connected(ctx, a),
+    ChangeSettings: do_change_settings,
+    AddBot: do_add_bot,
+    RemoveBot: do_remove_bot,
+    Start: lambda ctx, seat, a: do_start(ctx, seat),
+    Chat: do_chat,
+    Choose: do_choose,
+    Play: do_play,
+    Draw: lambda ctx, seat, a: do_draw(ctx, seat),
+    Pass: lambda ctx, seat, a: do_pass(ctx, seat),
+    DeclareUno: lambda ctx, seat, a: do_uno(ctx, seat),
+    Catch: do_catch,
+    Challenge: lambda ctx, seat, a: do_challenge(ctx, seat),
+    Accept: lambda ctx, seat, a: do_accept(ctx, seat),
+    Timeout: lambda ctx, seat, a: on_timeout(ctx, a),
+}
+_SYSTEM = (Join, SetConnected, Timeout)
+
+
+def apply(
+    state: State,
+    seat: int | None,
+    action: Action,
+    rng: random.Random,
+    now: int,
+    *,
+    trace: bool = False,
+    bot: bool = False,
+) -> tuple[State, list[Event]]:
+    """The table after `seat` does `action`, and what happened. Never mutates `state`.
+
+    `bot=True` marks an action the server took for a bot-played (AFK) seat; any other action
+    of a seat is its player's own and hands an AFK seat back (`player_returned`).
+    Raises EngineError (nothing changed) when the action is refused. An action that changes
+    nothing (a stale Timeout, a repeated connection state) returns `state` itself and [].
+    """
+    handler = _HANDLERS.get(type(action))
+    if handler is None:
+        raise EngineError("bad_command", "unknown action")
+    st = state.clone()
+    ctx = Ctx(st, rng, now, trace)
+    ensure_pairing(ctx)
+    if not isinstance(action, _SYSTEM) and seat is not None and not bot:
+        _own_action(ctx, seat)
+    try:
+        handler(ctx, seat, action)
+    except EngineError as err:
+        if err.code == "not_catchable" and isinstance(action, Catch):
+            _false_catch(ctx, seat, action, err)
+        raise
+    if not ctx.events:
+        return state, []
+    sync_deadlines(st, now)
+    return st, ctx.events
+
+
+def _own_action(ctx: Ctx, seat: int) -> None:
+    st = ctx.st
+    if st.status == "lobby" or not 0 <= seat < len(st.afk_count):
+        return
+    st.afk_count[seat] = 0
+    info = st.seats[seat]
+    if info.afk:
+        st.seats[seat] = replace(info, afk=False)
+        ctx.emit("player_returned", {"seat": seat})
+
+
+def _false_catch(ctx: Ctx, seat: int | None, action: Catch, err: EngineError) -> None:
+    """A refused catch that still costs the catcher (RULES 13): the outcome rides on the error."""
+    st = ctx.st
+    if (
+        st.status != "playing"
+        or seat is None
+        or not 0 <= seat < len(st.seats)
+        or st.settings.false_catch_penalty <= 0
+    ):
+        return
+    false_catch(ctx, seat, action.seat)
+    sync_deadlines(st, ctx.now)
+    err.state = st
+    err.events = ctx.events

@@ -1,0 +1,224 @@
+"""One table: lobby seats, the running match and the current round, as plain data.
+
+Hands and piles are lists of int card ids (the top of a pile is the END of its list, so a
+draw is a `pop()`); card facts live in the deck (`state.deck`), shared and immutable. Seat
+records and deadlines are frozen values, replaced rather than changed, so `clone()` only
+copies a handful of small lists and never deep-copies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.decks import Deck, deck_for
+from app.engine.settings import Settings, settings_from_json, settings_to_json
+
+# Per-seat UNO states (RULES 13).
+UNO_NONE = 0  # not at one card (or nothing to say)
+UNO_DECLARED = 1  # at one card and declared
+UNO_EXPOSED = 2  # at one card, not declared, inside the catch window
+UNO_SAFE = 3  # at one card, not declared, the window closed without a catch
+UNO_EARLY = 4  # declared at two cards, on the own turn, before the play that leaves one
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    name: str
+    player_id: str
+    bot: bool = False
+    connected: bool = True
+    afk: bool = False  # a bot plays the seat until its player acts again
+    left: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    kind: str  # "turn" | "uno" | "challenge" | "next_round" | "host"
+    at: int  # ms since epoch
+    set_at: int  # the state version when it was set; Timeout must carry the same
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingChallenge:
+    offender: int
+    victim: int
+    guilty: bool  # the offender held a card of the color in play when playing it
+    draw: int  # the card's own penalty (cards, or UNTIL_COLOR)
+
+
+@dataclass(slots=True)
+class State:
+    room: str
+    settings: Settings
+    deck: Deck
+    version: int = 0
+    status: str = "lobby"  # lobby | playing | round_over | match_over
+    seats: list[SeatInfo] = field(default_factory=list)
+    host: int | None = None
+    match_id: str | None = None
+    round: int = 0
+    scores: list[int] = field(default_factory=list)
+    dealer: int | None = None
+    pairing: tuple[int, ...] | None = None  # Flip: dark face index behind each card id
+    # --- the round ---
+    hands: list[list[int]] = field(default_factory=list)
+    draw_pile: list[int] = field(default_factory=list)
+    discard: list[int] = field(default_factory=list)
+    side: int = 0  # 0 light, 1 dark (Flip)
+    direction: int = 1
+    turn: int = 0
+    phase: str = "play"  # play | after_draw | penalty | challenge | choose | round_over
+    color: str | None = None
+    pending: int = 0  # stacked draw penalty waiting for the seat in turn
+    pending_stack: str | None = None  # stacking class of the latest card of the stack
+    drawn: int | None = None  # the card drawn this turn that may still be played
+    challenge: PendingChallenge | None = None
+    uno: list[int] = field(default_factory=list)
+    afk_count: list[int] = field(default_factory=list)
+    turn_serial: int = 0  # bumped whenever the seat to act or its phase changes
+    turn_key: int = -1  # turn_serial for which the current turn/challenge deadline was set
+    deadlines: dict[str, Deadline] = field(default_factory=dict)
+    round_started_at: int = 0
+    winner: int | None = None  # of the last round
+    match_winner: int | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.seats)
+
+    def clone(self) -> State:
+        """A copy that shares only immutable parts (settings, deck, seat records, deadlines)."""
+        c = object.__new__(State)
+        c.room = self.room
+        c.settings = self.settings
+        c.deck = self.deck
+        c.version = self.version
+        c.status = self.status
+        c.seats = self.seats.copy()
+        c.host = self.host
+        c.match_id = self.match_id
+        c.round = self.round
+        c.scores = self.scores.copy()
+        c.dealer = self.dealer
+        c.pairing = self.pairing
+        c.hands = [h.copy() for h in self.hands]
+        c.draw_pile = self.draw_pile.copy()
+        c.discard = self.discard.copy()
+        c.side = self.side
+        c.direction = self.direction
+        c.turn = self.turn
+        c.phase = self.phase
+        c.color = self.color
+        c.pending = self.pending
+        c.pending_stack = self.pending_stack
+        c.drawn = self.drawn
+        c.challenge = self.challenge
+        c.uno = self.uno.copy()
+        c.afk_count = self.afk_count.copy()
+        c.turn_serial = self.turn_serial
+        c.turn_key = self.turn_key
+        c.deadlines = self.deadlines.copy()
+        c.round_started_at = self.round_started_at
+        c.winner = self.winner
+        c.match_winner = self.match_winner
+        return c
+
+
+def new_table(room: str, settings: Settings) -> State:
+    """An empty lobby: status "lobby", version 0, no seats."""
+    return State(room=room, settings=settings, deck=deck_for(settings, None))
+
+
+def seat_of(state: State, player_id: str) -> int | None:
+    for i, s in enumerate(state.seats):
+        if s.player_id == player_id:
+            return i
+    return None
+
+
+_PLAIN = (
+    "room",
+    "version",
+    "status",
+    "host",
+    "match_id",
+    "round",
+    "scores",
+    "dealer",
+    "hands",
+    "draw_pile",
+    "discard",
+    "side",
+    "direction",
+    "turn",
+    "phase",
+    "color",
+    "pending",
+    "pending_stack",
+    "drawn",
+    "uno",
+    "afk_count",
+    "turn_serial",
+    "turn_key",
+    "round_started_at",
+    "winner",
+    "match_winner",
+)
+
+
+def state_to_json(state: State) -> dict[str, Any]:
+    """Everything, secrets included: for stores and snapshots, never for a client."""
+    out: dict[str, Any] = {k: getattr(state, k) for k in _PLAIN}
+    out["hands"] = [list(h) for h in state.hands]
+    out["draw_pile"] = list(state.draw_pile)
+    out["discard"] = list(state.discard)
+    out["scores"] = list(state.scores)
+    out["uno"] = list(state.uno)
+    out["afk_count"] = list(state.afk_count)
+    out["settings"] = settings_to_json(state.settings, secrets=True)
+    out["hooks_allowed"] = state.settings.hooks_allowed
+    out["pairing"] = list(state.pairing) if state.pairing is not None else None
+    out["seats"] = [
+        {
+            "name": s.name,
+            "player_id": s.player_id,
+            "bot": s.bot,
+            "connected": s.connected,
+            "afk": s.afk,
+            "left": s.left,
+        }
+        for s in state.seats
+    ]
+    ch = state.challenge
+    out["challenge"] = (
+        None
+        if ch is None
+        else {"offender": ch.offender, "victim": ch.victim, "guilty": ch.guilty, "draw": ch.draw}
+    )
+    out["deadlines"] = {
+        k: {"kind": d.kind, "at": d.at, "set_at": d.set_at, "seat": d.seat}
+        for k, d in state.deadlines.items()
+    }
+    return out
+
+
+def state_from_json(data: dict[str, Any]) -> State:
+    settings = settings_from_json(data["settings"], bool(data.get("hooks_allowed")))
+    pairing = tuple(data["pairing"]) if data.get("pairing") is not None else None
+    st = State(room=data["room"], settings=settings, deck=deck_for(settings, pairing))
+    for k in _PLAIN:
+        setattr(st, k, data[k])
+    st.hands = [list(h) for h in data["hands"]]
+    st.draw_pile = list(data["draw_pile"])
+    st.discard = list(data["discard"])
+    st.scores = list(data["scores"])
+    st.uno = list(data["uno"])
+    st.afk_count = list(data["afk_count"])
+    st.pairing = pairing
+    st.seats = [SeatInfo(**s) for s in data["seats"]]
+    ch = data.get("challenge")
+    st.challenge = PendingChallenge(**ch) if ch else None
+    st.deadlines = {k: Deadline(**d) for k, d in data["deadlines"].items()}
+    return st

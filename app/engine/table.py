@@ -1,0 +1,159 @@
+"""The working context of one `apply` call and the small moves every rule is built from.
+
+A `Ctx` owns a private clone of the table; the rule modules mutate that clone freely and
+record what happened with `emit`, which bumps the version (the room's only counter).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from app.engine.cards import UNTIL_COLOR
+from app.engine.errors import EngineError
+from app.engine.events import Event
+from app.engine.state import (
+    UNO_DECLARED,
+    UNO_EARLY,
+    UNO_EXPOSED,
+    UNO_NONE,
+    UNO_SAFE,
+    Deadline,
+    State,
+)
+from app.engine.wire import cards_json
+
+
+class Ctx:
+    __slots__ = ("events", "now", "rng", "st", "trace")
+
+    def __init__(self, st: State, rng: random.Random, now: int, trace: bool) -> None:
+        self.st = st
+        self.rng = rng
+        self.now = now
+        self.trace = trace
+        self.events: list[Event] = []
+
+    def emit(
+        self,
+        kind: str,
+        public: dict[str, Any] | None = None,
+        private: dict[int, dict[str, Any]] | None = None,
+    ) -> None:
+        st = self.st
+        st.version += 1
+        ev = Event(kind, st.version, public if public is not None else {}, private or {})
+        if self.trace:
+            from app.engine.timers import sync_deadlines  # timers builds on this module
+
+            after = st.clone()
+            sync_deadlines(after, self.now)
+            ev.after = after
+        self.events.append(ev)
+
+
+def fail(code: str, message: str = "") -> EngineError:
+    return EngineError(code, message)
+
+
+def seat_after(st: State, seat: int, steps: int = 1) -> int:
+    return (seat + st.direction * steps) % len(st.seats)
+
+
+def set_turn(st: State, seat: int, phase: str = "play") -> None:
+    """Hand the table to `seat` in `phase`; every call starts a fresh turn timer."""
+    st.turn = seat
+    st.phase = phase
+    st.drawn = None
+    st.turn_serial += 1
+
+
+# --- UNO bookkeeping (RULES 13) -----------------------------------------------------------
+
+
+def touch_uno(ctx: Ctx, seat: int) -> None:
+    """Re-derive a seat's UNO state after its hand changed size; may open a catch window."""
+    st = ctx.st
+    size = len(st.hands[seat])
+    state = st.uno[seat]
+    if size == 1:
+        if state in (UNO_EARLY, UNO_DECLARED):
+            st.uno[seat] = UNO_DECLARED
+        elif state == UNO_NONE:
+            st.uno[seat] = UNO_EXPOSED
+            window = st.settings.uno_window_ms
+            st.deadlines["uno"] = Deadline("uno", ctx.now + window, st.version, seat)
+    elif not (state == UNO_EARLY and size == 2):
+        st.uno[seat] = UNO_NONE
+
+
+def touch_all(ctx: Ctx) -> None:
+    for seat in range(len(ctx.st.seats)):
+        touch_uno(ctx, seat)
+
+
+def close_window(st: State) -> None:
+    """The player in turn acted of their own will: nobody exposed can be caught any more."""
+    if "uno" in st.deadlines:
+        del st.deadlines["uno"]
+    uno = st.uno
+    for i, state in enumerate(uno):
+        if state == UNO_EXPOSED:
+            uno[i] = UNO_SAFE
+
+
+# --- drawing (RULES 12) --------------------------------------------------------------------
+
+
+def refill(ctx: Ctx) -> bool:
+    """Shuffle the discard pile but its top into a new draw pile; False if nothing is left."""
+    st = ctx.st
+    if len(st.discard) <= 1:
+        return False
+    rest = st.discard[:-1]
+    del st.discard[:-1]
+    ctx.rng.shuffle(rest)
+    st.draw_pile = rest
+    ctx.emit("deck_reshuffled", {"count": len(rest)})
+    return True
+
+
+def take_cards(ctx: Ctx, seat: int, count: int, reason: str, until: str | None = None) -> int:
+    """`seat` draws `count` cards (or, with `until`, until a card of that color, then `count`
+    more); emits one card_drawn (the cards privately). Returns how many were drawn."""
+    st = ctx.st
+    pile = st.draw_pile
+    got: list[int] = []
+    if until is not None:
+        faces = st.deck.side(st.side)
+        while True:
+            if not pile and not refill(ctx):
+                break
+            pile = st.draw_pile
+            cid = pile.pop()
+            got.append(cid)
+            if faces[cid].color == until:
+                break
+    for _ in range(count):
+        if not pile and not refill(ctx):
+            break
+        pile = st.draw_pile
+        got.append(pile.pop())
+    if not got:
+        return 0
+    st.hands[seat].extend(got)
+    ctx.emit(
+        "card_drawn",
+        {"seat": seat, "count": len(got), "reason": reason},
+        {seat: {"cards": cards_json(st.deck, st.side, got)}},
+    )
+    touch_uno(ctx, seat)
+    return len(got)
+
+
+def give_penalty(ctx: Ctx, seat: int, amount: int, reason: str, extra: int = 0) -> None:
+    """A draw penalty: `amount` cards, or UNTIL_COLOR (until the color in play) plus `extra`."""
+    if amount == UNTIL_COLOR:
+        take_cards(ctx, seat, extra, reason, until=ctx.st.color)
+    else:
+        take_cards(ctx, seat, amount + extra, reason)

@@ -1,0 +1,108 @@
+"""Deadlines as data (RULES 29-31): which timers a state implies, and what a Timeout does.
+
+The server sleeps until the earliest `Deadline` and applies `Timeout(kind, set_at)`; one
+whose deadline is gone or was set at another version is ignored, so a timer never fires for
+a state that has moved on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.engine.actions import Timeout
+from app.engine.lobby import begin, host_timeout
+from app.engine.play import do_accept, do_draw, do_pass, take_penalty
+from app.engine.state import UNO_EXPOSED, Deadline, State
+from app.engine.table import Ctx, close_window, set_turn
+
+HOST_GRACE_MS = 60_000
+TURN_PHASES = ("play", "after_draw", "penalty", "choose")
+
+
+def sync_deadlines(st: State, now: int) -> None:
+    """Bring `st.deadlines` in line with the state; a kept deadline keeps its `set_at`."""
+    s = st.settings
+    dl = st.deadlines
+    want = None
+    if st.status == "playing":
+        if st.phase == "challenge":
+            want = "challenge"
+        elif st.phase in TURN_PHASES and s.turn_seconds:
+            want = "turn"
+    for kind in ("turn", "challenge"):
+        if kind != want:
+            dl.pop(kind, None)
+        elif kind not in dl or st.turn_key != st.turn_serial:
+            secs = s.turn_seconds if kind == "turn" else s.challenge_seconds
+            dl[kind] = Deadline(kind, now + secs * 1000, st.version, st.turn)
+            st.turn_key = st.turn_serial
+    uno = dl.get("uno")
+    if uno is not None:
+        exposed = [i for i, u in enumerate(st.uno) if u == UNO_EXPOSED]
+        if st.status != "playing" or not exposed:
+            del dl["uno"]
+        elif uno.seat not in exposed:
+            dl["uno"] = replace(uno, seat=exposed[0])
+    pause = st.status == "round_over" or (st.status == "match_over" and s.scoring == "none")
+    if pause and s.next_round_seconds:
+        if "next_round" not in dl:
+            dl["next_round"] = Deadline(
+                "next_round", now + s.next_round_seconds * 1000, st.version, None
+            )
+    else:
+        dl.pop("next_round", None)
+    host = st.host
+    away = host is not None and not st.seats[host].connected
+    if away and host is not None:
+        if "host" not in dl:
+            dl["host"] = Deadline("host", now + HOST_GRACE_MS, st.version, host)
+    else:
+        dl.pop("host", None)
+
+
+def deadlines(st: State) -> list[Deadline]:
+    return sorted(st.deadlines.values(), key=lambda d: (d.at, d.kind))
+
+
+def on_timeout(ctx: Ctx, act: Timeout) -> None:
+    st = ctx.st
+    d = st.deadlines.get(act.kind)
+    if d is None or d.set_at != act.set_at:
+        return  # stale: the state moved on
+    del st.deadlines[act.kind]
+    ctx.emit("timer_expired", {"kind": act.kind, "seat": d.seat})
+    if act.kind == "turn":
+        _turn_timeout(ctx, st.turn)
+    elif act.kind == "challenge":
+        do_accept(ctx, st.turn, voluntary=False)
+    elif act.kind == "uno":
+        close_window(st)
+    elif act.kind == "next_round":
+        begin(ctx)
+    elif act.kind == "host":
+        host_timeout(ctx)
+
+
+def _turn_timeout(ctx: Ctx, seat: int) -> None:
+    """RULES 29: act for the player, then count the expiry towards AFK."""
+    st = ctx.st
+    if st.phase == "play":
+        do_draw(ctx, seat, voluntary=False)
+        if st.status == "playing" and st.turn == seat and st.phase == "after_draw":
+            do_pass(ctx, seat, voluntary=False)
+    elif st.phase == "after_draw":
+        do_pass(ctx, seat, voluntary=False)
+    elif st.phase == "penalty":
+        take_penalty(ctx, seat)
+    elif st.phase == "choose":
+        color = ctx.rng.choice(st.deck.colors(st.side))
+        st.color = color
+        ctx.emit("color_chosen", {"seat": seat, "color": color, "auto": True})
+        set_turn(st, seat, "play")
+    if not 0 <= seat < len(st.afk_count):
+        return
+    st.afk_count[seat] += 1
+    info = st.seats[seat]
+    if not info.bot and not info.afk and st.afk_count[seat] >= st.settings.afk_timeouts:
+        st.seats[seat] = replace(info, afk=True)
+        ctx.emit("bot_took_over", {"seat": seat})

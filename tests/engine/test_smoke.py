@@ -1,0 +1,159 @@
+"""Smoke: random legal play through whole matches, with the invariants every state must keep."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from app.engine import (
+    Catch,
+    DeclareUno,
+    EngineError,
+    Join,
+    Play,
+    Start,
+    State,
+    Timeout,
+    apply,
+    deadlines,
+    legal_actions,
+    new_table,
+    parse_settings,
+    redact,
+    state_from_json,
+    state_to_json,
+    view,
+)
+
+
+def table(partial: dict[str, Any], players: int, rng: random.Random) -> State:
+    st = new_table("ROOM", parse_settings(partial, test_hooks=True))
+    for i in range(players):
+        st, _ = apply(st, None, Join(f"P{i}", f"id{i}"), rng, 0)
+    st, _ = apply(st, 0, Start(), rng, 1000)
+    return st
+
+
+def check(st: State, views: bool = True) -> None:
+    cards = [c for h in st.hands for c in h] + st.draw_pile + st.discard
+    assert sorted(cards) == list(range(st.deck.size)), "a card was lost or duplicated"
+    if not views:
+        return
+    for seat in range(len(st.seats)):
+        v = view(st, seat, 0)
+        others = [c for s, h in enumerate(st.hands) if s != seat for c in h]
+        text = json.dumps(v)
+        assert all(f'"id": {c},' not in text for c in others if c not in st.discard[-1:]) or (
+            st.status != "playing"
+        ), "a view shows another hand"
+
+
+def run(partial: dict[str, Any], seed: int, players: int = 4, steps: int = 3000) -> State:
+    rng = random.Random(seed)
+    st = table(partial, players, rng)
+    now = 2000
+    rounds = 0
+    for step in range(steps):
+        now += 100
+        if st.status in ("round_over", "match_over"):
+            rounds += 1
+            if st.status == "match_over" or rounds > 3:
+                break
+            st, _ = apply(st, st.host, Start(), rng, now)
+            continue
+        if rng.random() < 0.05 and deadlines(st):
+            d = deadlines(st)[0]
+            st, _ = apply(st, None, Timeout(d.kind, d.set_at), rng, d.at)
+            check(st)
+            continue
+        seat = st.turn if rng.random() < 0.9 else rng.randrange(players)
+        acts = legal_actions(st, seat)
+        if not acts:
+            continue
+        act = rng.choice(acts)
+        before = state_to_json(st) if step % 10 == 0 else None
+        st2, events = apply(st, seat, act, rng, now, trace=rng.random() < 0.2)
+        assert before is None or state_to_json(st) == before, "apply mutated its input"
+        assert [e.version for e in events] == list(range(st.version + 1, st2.version + 1))
+        for e in events:
+            assert redact(e, None)["kind"] == e.kind
+        st = st2
+        check(st, views=step % 25 == 0)
+    assert state_from_json(json.loads(json.dumps(state_to_json(st)))).version == st.version
+    return st
+
+
+VARIANTS = [
+    {},
+    {"deck": "original", "draw": "until_playable", "max_draw": 0},
+    {"stack_draw2": True, "stack_draw4": True, "stack_draw4_on_draw2": True, "jump_in": True},
+    {"seven_zero": True, "bluffing": False, "forced_play": True, "no_voluntary_draw": True},
+    {
+        "custom_wilds": [
+            {"effect": "swap_hands"},
+            {"effect": "all_others_draw", "n": 2},
+            {"effect": "discard_color"},
+        ]
+    },
+    {
+        "custom_wilds": [
+            {"effect": "rotate_hands"},
+            {"effect": "skip_next", "n": 2},
+            {"effect": "next_draws", "n": 3},
+        ],
+        "scoring": "lowest_wins",
+    },
+    {"variant": "all_wild", "scoring": "none"},
+    {"variant": "flip"},
+    {"variant": "flip", "flip_discard": "top_card", "stack_draw2": True, "stack_draw4": True},
+    {"first_card": "redraw_until_number", "uno_penalty": 0},
+    {"first_card": "apply_actions_reshuffle_wilds", "false_catch_penalty": 2},
+]
+
+
+@pytest.mark.parametrize("partial", VARIANTS)
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_random_rounds_keep_invariants(partial: dict[str, Any], players: int) -> None:
+    for seed in range(2):
+        run(partial, seed * 31 + players, players)
+
+
+def test_deck_order_and_dealer_hooks_deal_as_documented() -> None:
+    order = [*list(range(108))[::-1], 108]
+    rng = random.Random(1)
+    st = table({"dealer": 1, "deck_order": order}, 3, rng)
+    assert st.dealer == 1
+    # seat 2 (left of the dealer) gets the first card
+    assert st.hands[2][0] == order[0]
+    assert st.hands[0][0] == order[1]
+    assert st.discard[0] == order[21] or st.discard[0] in order[22:]
+
+
+def test_uno_catch_and_declare() -> None:
+    rng = random.Random(5)
+    st = table({"dealer": 0}, 2, rng)
+    # give seat 1 a two-card hand with a playable number
+    top = st.discard[-1]
+    faces = st.deck.light
+    playable = next(c for c in st.draw_pile if faces[c].color == st.color and not faces[c].wild)
+    st.draw_pile.remove(playable)
+    spare = st.hands[1][1:]
+    st.hands[1] = [st.hands[1][0], playable]
+    st.draw_pile.extend(spare)
+    st.phase = "play"
+    st.turn = 1
+    st2, ev = apply(st, 1, Play(playable), rng, 5000)
+    assert st2.uno[1] == 2 and "uno" in st2.deadlines
+    st3, ev = apply(st2, 0, Catch(1), rng, 5100)
+    assert len(st3.hands[1]) == 3
+    assert any(e.kind == "uno_caught" for e in ev)
+    with pytest.raises(EngineError) as err:
+        apply(st3, 0, Catch(1), rng, 5200)
+    assert err.value.code == "not_catchable"
+    st4, _ = apply(st2, 1, DeclareUno(), rng, 5100)
+    with pytest.raises(EngineError):
+        apply(st4, 0, Catch(1), rng, 5200)
+    assert top in st.discard
