@@ -113,6 +113,7 @@ def apply(
     if not ctx.events:
         return state, []
     sync_deadlines(st, now)
+    ctx.finish()
     return st, ctx.events
 
 
@@ -139,5 +140,6 @@ def _false_catch(ctx: Ctx, seat: int | None, action: Catch, err: EngineError) ->
         return
     false_catch(ctx, seat, action.seat)
     sync_deadlines(st, ctx.now)
+    ctx.finish()
     err.state = st
     err.events = ctx.events

@@ -41,15 +41,22 @@ class Ctx:
         private: dict[int, dict[str, Any]] | None = None,
     ) -> None:
         st = self.st
-        st.version += 1
-        ev = Event(kind, st.version, public if public is not None else {}, private or {})
-        if self.trace:
+        if self.trace and self.events:
+            # The previous event owns every change made until now (e.g. the turn moving on
+            # after card_played), so its `after` is taken when the next event starts.
             from app.engine.timers import sync_deadlines  # timers builds on this module
 
             after = st.clone()
             sync_deadlines(after, self.now)
-            ev.after = after
+            self.events[-1].after = after
+        st.version += 1
+        ev = Event(kind, st.version, public if public is not None else {}, private or {})
         self.events.append(ev)
+
+    def finish(self) -> None:
+        """The last event's `after` is the final state (deadlines already synced)."""
+        if self.trace and self.events:
+            self.events[-1].after = self.st
 
 
 def fail(code: str, message: str = "") -> EngineError:

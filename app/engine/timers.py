@@ -70,7 +70,7 @@ def on_timeout(ctx: Ctx, act: Timeout) -> None:
     if d is None or d.set_at != act.set_at:
         return  # stale: the state moved on
     del st.deadlines[act.kind]
-    ctx.emit("timer_expired", {"kind": act.kind, "seat": d.seat})
+    ctx.emit("timer_expired", {"timer": act.kind, "seat": d.seat})
     if act.kind == "turn":
         _turn_timeout(ctx, st.turn)
     elif act.kind == "challenge":
