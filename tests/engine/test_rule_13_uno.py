@@ -1,0 +1,125 @@
+"""Rule 13: declaring UNO, the catch window, `uno_penalty`, `false_catch_penalty`."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine import apply
+from app.engine.actions import Catch
+from app.engine.errors import EngineError
+
+from .helpers import CHAIN, CHAIN_FIRST, Table, run_chain
+
+HAND0 = [*CHAIN, "green 7", "yellow 7"]
+
+
+def two_cards(**settings: object) -> Table:
+    """Two players; seat 0 holds a green 7 and a yellow 7 and is in turn on a green Skip."""
+    t = Table(2, hands={0: HAND0}, first=CHAIN_FIRST, pile=["blue 9"], **settings)
+    run_chain(t)
+    assert t.count(0) == 2
+    return t
+
+
+def test_declared_with_the_play_cannot_be_caught() -> None:
+    t = two_cards()
+    t.play(0, "green 7", uno=True)
+    assert t.count(0) == 1
+    assert t.view(None)["seats"][0]["uno"] is True
+    assert t.moves(1)["catch"] == []
+    t.refuse(1, Catch(seat=0), "not_catchable")
+
+
+def test_undeclared_is_caught_and_draws_the_penalty() -> None:
+    t = two_cards()
+    t.play(0, "green 7")
+    assert t.moves(1)["catch"] == [0]
+    assert t.has_deadline("uno")
+    events = t.catch(1, 0)
+    assert "uno_caught" in t.kinds(events)
+    assert t.count(0) == 3
+    assert t.moves(1)["catch"] == []
+
+
+def test_uno_penalty_setting_is_the_number_drawn() -> None:
+    for penalty in (0, 4, 10):
+        t = two_cards(uno_penalty=penalty)
+        t.play(0, "green 7")
+        t.catch(1, 0)
+        assert t.count(0) == 1 + penalty
+
+
+def test_declaring_right_after_the_play_counts() -> None:
+    t = two_cards()
+    t.play(0, "green 7")
+    t.uno(0)
+    assert t.view(None)["seats"][0]["uno"] is True
+    t.refuse(1, Catch(seat=0), "not_catchable")
+
+
+def test_window_closes_when_the_player_in_turn_acts() -> None:
+    t = two_cards()
+    t.play(0, "green 7")
+    t.draw(1)  # blue 9 on green 7: not playable, the turn passes back
+    assert t.moves(1)["catch"] == []
+    t.refuse(1, Catch(seat=0), "not_catchable")
+
+
+def test_window_closes_after_uno_window_ms() -> None:
+    t = two_cards(uno_window_ms=1500)
+    t.play(0, "green 7")
+    played_at = t.now
+    d = t.deadline("uno")
+    assert d.at == played_at + 1500
+    assert d.seat == 0
+    t.timeout("uno")
+    assert not t.has_deadline("uno")
+    assert t.moves(1)["catch"] == []
+    t.refuse(1, Catch(seat=0), "not_catchable")
+
+
+def test_catch_of_a_player_not_at_one_card_is_refused() -> None:
+    t = two_cards()
+    t.refuse(1, Catch(seat=0), "not_catchable")
+
+
+def test_false_catch_penalty_costs_the_catcher() -> None:
+    """The catch is refused with not_catchable, and the error carries the costed table."""
+    t = two_cards(false_catch_penalty=3)
+    t.play(0, "green 7", uno=True)
+    before = t.count(1)
+    with pytest.raises(EngineError) as info:
+        apply(t.state, 1, Catch(seat=0), t.rng, t.now + 10)
+    assert info.value.code == "not_catchable"
+    assert info.value.state is not None
+    assert info.value.events
+    t.state = info.value.state
+    assert t.count(1) == before + 3
+    assert t.count(0) == 1
+
+
+def test_false_catch_without_penalty_changes_nothing() -> None:
+    t = two_cards(false_catch_penalty=0)
+    t.play(0, "green 7", uno=True)
+    err = t.refuse(1, Catch(seat=0), "not_catchable")
+    assert err.state is None
+
+
+def test_third_player_may_catch_inside_the_window() -> None:
+    # Three players playing red numbers; seat 0 reaches one card on its sixth play.
+    hands = {
+        0: ["red 1", "red 1", "red 2", "red 2", "red 4", "red 4", "blue 9"],
+        1: ["red 5", "red 5", "red 6", "red 6", "red 7", "green 1", "green 2"],
+        2: ["red 8", "red 8", "red 9", "red 9", "red 0", "green 3", "green 4"],
+    }
+    t = Table(3, hands=hands, first="red 3")
+    order = {0: ["red 1", "red 1", "red 2", "red 2", "red 4"], 1: hands[1][:5], 2: hands[2][:5]}
+    for k in range(5):
+        for seat in range(3):
+            t.play(seat, order[seat][k])
+    t.play(0, "red 4")
+    assert t.count(0) == 1
+    assert t.moves(1)["catch"] == [0] and t.moves(2)["catch"] == [0]
+    t.catch(2, 0)
+    assert t.count(0) == 3
+    assert t.turn == 1

@@ -1,0 +1,55 @@
+"""Rule 14: the last card: draws still happen and count; other effects do not; no challenge."""
+
+from __future__ import annotations
+
+from .helpers import CHAIN, CHAIN_FIRST, Table, run_chain
+
+OTHER = ["red 9", "blue 5", "green 8", "yellow 6", "red 4", "blue 2", "green 1"]  # 35 points
+
+
+def last_card(card: str, **settings: object) -> Table:
+    """Seat 0 holds the chain, a green 7 and `card`; it is in turn with `card` alone."""
+    hands = {0: [*CHAIN, "green 7", card], 1: OTHER}
+    t = Table(2, hands=hands, first=CHAIN_FIRST, pile=["blue 9"], **settings)
+    run_chain(t)
+    t.play(0, "green 7", uno=True)
+    t.draw(1)  # blue 9 on green 7: not playable, back to seat 0
+    assert t.turn == 0 and t.count(0) == 1
+    return t
+
+
+def test_draw_two_as_last_card_still_draws_and_counts() -> None:
+    t = last_card("green draw2")
+    pile_top = t.st["draw_count"]
+    events = t.play(0, "green draw2")
+    assert t.status in ("round_over", "match_over")
+    ended = t.find("round_ended", events)
+    assert len(ended.public["hands"][1]) == 8 + 2
+    assert t.st["draw_count"] == pile_top - 2
+    assert ended.public["winner"] == 0
+    assert ended.public["points"][0] == sum(
+        c["value"] if c["kind"] == "number" else 20 if c["color"] else 50
+        for c in ended.public["hands"][1]
+    )
+
+
+def test_wild_draw_four_as_last_card_draws_without_a_challenge() -> None:
+    t = last_card("wild_draw4")
+    events = t.play(0, "wild_draw4", color="red")
+    assert "challenge_opened" not in t.kinds(events)
+    ended = t.find("round_ended", events)
+    assert len(ended.public["hands"][1]) == 8 + 4
+
+
+def test_skip_as_last_card_has_no_effect_but_ends_the_round() -> None:
+    t = last_card("green skip")
+    events = t.play(0, "green skip")
+    assert "turn_skipped" not in t.kinds(events)
+    assert t.find("round_ended", events).public["winner"] == 0
+
+
+def test_reverse_as_last_card_does_not_reverse() -> None:
+    t = last_card("green reverse")
+    events = t.play(0, "green reverse")
+    assert "direction_changed" not in t.kinds(events)
+    assert t.find("round_ended", events).public["winner"] == 0

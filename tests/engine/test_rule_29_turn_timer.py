@@ -1,0 +1,98 @@
+"""Rule 29: `turn_seconds`: the server acts for a player who runs out; `afk_timeouts` bots."""
+
+from __future__ import annotations
+
+from app.engine import bot_seats
+from app.engine.actions import Draw
+
+from .helpers import LIGHT, Table
+
+DRY = ["blue 1", "blue 2", "green 4", "green 5", "yellow 6", "yellow 8", "blue 9"]
+
+
+def test_turn_deadline_is_turn_seconds_after_the_turn_began() -> None:
+    t = Table(2, first="red 3", turn_seconds=20)
+    d = t.deadline("turn")
+    assert d.seat == 0
+    assert d.at == t.now + 20_000
+    assert t.view(0)["state"]["deadlines"]["turn"] == {"seat": 0, "at": d.at}
+
+
+def test_untimed_table_has_no_turn_deadline() -> None:
+    t = Table(2, first="red 3", turn_seconds=0)
+    assert not t.has_deadline("turn")
+    assert t.st["deadlines"]["turn"] is None
+
+
+def test_expiry_draws_then_keeps_and_passes() -> None:
+    t = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])  # a playable card is drawn
+    events = t.timeout("turn")
+    assert "timer_expired" in t.kinds(events)
+    assert t.count(0) == 8
+    assert t.draw_ids[0] in t.hand_ids_now(0)  # kept, not played
+    assert t.top["id"] == t.first_id
+    assert t.turn == 1
+
+
+def test_expiry_after_a_draw_passes() -> None:
+    t = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])
+    t.draw(0)
+    assert t.phase == "after_draw"
+    t.timeout("turn")
+    assert t.count(0) == 8
+    assert t.turn == 1
+
+
+def test_expiry_takes_a_pending_penalty() -> None:
+    hand0 = ["red draw2", "blue 1", "blue 2", "green 1", "green 2", "yellow 1", "yellow 2"]
+    t = Table(3, hands={0: hand0}, first="red 3", stack_draw2=True)
+    t.play(0, "red draw2")
+    assert t.phase == "penalty"
+    t.timeout("turn")
+    assert t.count(1) == 9
+    assert t.turn == 2
+
+
+def test_expiry_names_a_random_color() -> None:
+    t = Table(3, dealer=0, first="wild")
+    assert t.phase == "choose"
+    t.timeout("turn")
+    assert t.st["color"] in LIGHT
+    assert t.phase != "choose"
+
+
+def test_afk_timeouts_in_a_row_hand_the_seat_to_a_bot_until_it_acts() -> None:
+    t = Table(2, first="red 3", afk_timeouts=2, pile=["blue 9", "blue 8", "blue 7", "blue 6"])
+    t.timeout("turn")  # seat 0: first expiry
+    assert 0 not in bot_seats(t.state)
+    t.draw(1)
+    if t.phase == "after_draw":
+        t.pass_(1)
+    t.timeout("turn")  # seat 0: second in a row
+    assert 0 in bot_seats(t.state)
+    assert t.find("bot_took_over").public["seat"] == 0
+    t.draw(1)
+    if t.phase == "after_draw":
+        t.pass_(1)
+    t.act(0, Draw())  # the player is back
+    assert 0 not in bot_seats(t.state)
+
+
+def test_one_afk_timeout_is_enough_when_set_to_one() -> None:
+    t = Table(2, first="red 3", afk_timeouts=1)
+    t.timeout("turn")
+    assert 0 in bot_seats(t.state)
+
+
+def test_acting_in_between_resets_the_count() -> None:
+    t = Table(2, first="red 3", afk_timeouts=2)
+    t.timeout("turn")  # seat 0, first
+    t.timeout("turn")  # seat 1, first
+    t.draw(0)  # seat 0 acts itself
+    if t.phase == "after_draw":
+        t.pass_(0)
+    t.timeout("turn")  # seat 1, second in a row
+    assert 1 in bot_seats(t.state)
+    assert 0 not in bot_seats(t.state)
+    t.timeout("turn")  # seat 0: first again
+    assert 0 not in bot_seats(t.state)
