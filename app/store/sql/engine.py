@@ -13,6 +13,8 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/uno.db"
 
 # How long opening a PostgreSQL connection may take before we call the database unreachable.
 CONNECT_TIMEOUT_S = 2.0
+# Shorter than the recorder's write timeout (1 s), see _sqlite_pragmas.
+SQLITE_BUSY_TIMEOUT_MS = 300
 
 
 def sqlite_path(url: URL) -> Path | None:
@@ -39,13 +41,15 @@ def make_engine(database_url: str, connect_args: dict[str, Any] | None = None) -
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # WAL lets readers run beside the writer; synchronous=FULL makes a commit survive power loss
-    # (a round is "durable" when round_completed returns); busy_timeout covers other processes.
+    # (a round is "durable" when round_completed returns). busy_timeout: wait that long for
+    # another writer, then fail cleanly (the round goes to the outbox) rather than be cut off
+    # by the recorder's write timeout while a worker thread still waits on the lock.
     cursor = dbapi_connection.cursor()
     for pragma in (
         "PRAGMA journal_mode=WAL",
         "PRAGMA synchronous=FULL",
         "PRAGMA foreign_keys=ON",
-        "PRAGMA busy_timeout=5000",
+        f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",
     ):
         cursor.execute(pragma)
     cursor.close()

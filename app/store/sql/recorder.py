@@ -35,6 +35,7 @@ WRITE_TIMEOUT_S = 1.0  # longest a round end may wait for the database before th
 READ_TIMEOUT_S = 3.0
 RETRY_MIN_S = 0.2
 RETRY_MAX_S = 5.0
+KNOWN_MATCHES_MAX = 10_000
 CLOSE_GRACE_S = 3.0  # how long close() lets timed-out writes clean up
 
 
@@ -56,6 +57,7 @@ class SqlRecorder:
         self._wake = asyncio.Event()
         self._delivery: asyncio.Task[None] | None = None
         self._abandoned: set[asyncio.Future[Any]] = set()  # timed-out writes still cleaning up
+        self._known_matches: set[str] = set()  # matches this process has seen committed
 
     # --- lifecycle ---
 
@@ -205,10 +207,19 @@ class SqlRecorder:
     ) -> None:
         async with self.engine.begin() as conn:
             await ensure_match(conn, match_id, room, settings, players, started_at)
+        self._remember_match(match_id)
 
     async def _write_round(self, record: RoundRecord) -> bool:
+        known = record.match_id in self._known_matches
         async with self.engine.begin() as conn:
-            return await store_round(conn, record)
+            stored = await store_round(conn, record, match_exists=known)
+        self._remember_match(record.match_id)
+        return stored
+
+    def _remember_match(self, match_id: str) -> None:
+        if len(self._known_matches) >= KNOWN_MATCHES_MAX:
+            self._known_matches.clear()  # a cache: forgetting costs six idempotent statements
+        self._known_matches.add(match_id)
 
     async def _deliver_forever(self) -> None:
         delay = RETRY_MIN_S
@@ -221,7 +232,8 @@ class SqlRecorder:
                 delay = RETRY_MIN_S
             except Exception as exc:
                 log.warning("outbox delivery failed (%s); retrying in %.1f s", _kind(exc), delay)
-                await asyncio.sleep(delay)
+                with contextlib.suppress(TimeoutError):  # wake_delivery() retries at once
+                    await asyncio.wait_for(self._wake.wait(), delay)
                 delay = min(delay * 2, RETRY_MAX_S)
                 self._wake.set()
 

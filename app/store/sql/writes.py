@@ -91,13 +91,15 @@ async def ensure_match(
         )
 
 
-async def store_round(conn: AsyncConnection, r: RoundRecord) -> bool:
+async def store_round(conn: AsyncConnection, r: RoundRecord, *, match_exists: bool) -> bool:
     """Store a completed round in the caller's transaction; False when it was already stored.
 
     Everything that depends on the round (per-seat rows, cumulative scores, the match's end, the
     room snapshot) is written only when the round row is new, so a duplicate changes nothing.
+    `match_exists` skips creating the match, its room and players (six statements).
     """
-    await ensure_match(conn, r.match_id, r.room, r.settings, r.players, r.started_at)
+    if not match_exists:
+        await ensure_match(conn, r.match_id, r.room, r.settings, r.players, r.started_at)
     inserted = await conn.execute(
         insert_for(conn, ROUNDS)
         .values(
