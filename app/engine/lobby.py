@@ -98,10 +98,9 @@ def _remove_seat(ctx: Ctx, seat: int) -> None:
     if st.host is not None and st.host > seat:
         st.host -= 1
     elif st.host == seat:
-        st.host = None  # the seat number now names someone else: always announce
-        _pass_host(ctx, start=seat, include_start=True)
-        if st.host is None:
-            ctx.emit("host_changed", {"host": None})
+        new = _next_host(st, seat, None) if st.seats else None
+        st.host = new  # the seat number now names someone else: always announce
+        ctx.emit("host_changed", {"host": new})
 
 
 def do_remove_bot(ctx: Ctx, seat: int | None, act: RemoveBot) -> None:
@@ -126,33 +125,33 @@ def do_leave(ctx: Ctx, seat: int | None) -> None:
         "player_left", {"seat": seat, "name": info.name, "player_id": info.player_id, "bot": True}
     )
     if st.host == seat:
-        _pass_host(ctx, start=seat + 1, include_start=False)
+        _set_host(ctx, _next_host(st, seat + 1, seat))
 
 
-def _pass_host(ctx: Ctx, start: int, include_start: bool) -> None:
-    """The host role goes to the next connected human seat (None if there is none)."""
-    st = ctx.st
+def _next_host(st: State, start: int, skip: int | None) -> int | None:
+    """The next connected human seat from `start` on (never `skip`), or None."""
     n = len(st.seats)
-    old = st.host
-    new = None
     for k in range(n):
         s = (start + k) % n
-        if s == old and not include_start:
-            continue
         info = st.seats[s]
-        if not info.bot and info.connected and not info.left:
-            new = s
-            break
-    st.host = new
-    if new != old:
+        if s != skip and not info.bot and info.connected and not info.left:
+            return s
+    return None
+
+
+def _set_host(ctx: Ctx, new: int | None) -> None:
+    if new != ctx.st.host:
+        ctx.st.host = new
         ctx.emit("host_changed", {"host": new})
 
 
 def host_timeout(ctx: Ctx) -> None:
+    """The host stayed away 60 s: the next connected human takes over (if there is one)."""
     st = ctx.st
-    if st.host is None:
-        return
-    _pass_host(ctx, start=st.host + 1, include_start=False)
+    if st.host is not None:
+        new = _next_host(st, st.host + 1, st.host)
+        if new is not None:  # nobody to hand over to: the absent host keeps the role
+            _set_host(ctx, new)
 
 
 def do_set_connected(ctx: Ctx, act: SetConnected) -> None:
@@ -163,6 +162,9 @@ def do_set_connected(ctx: Ctx, act: SetConnected) -> None:
         return  # nothing changed: no event, no version
     st.seats[seat] = replace(info, connected=act.connected)
     ctx.emit("connected" if act.connected else "disconnected", {"seat": seat})
+    if act.connected and st.host is None and not info.bot and not info.left:
+        st.host = seat  # a table left without a host gets the first human who returns
+        ctx.emit("host_changed", {"host": seat})
 
 
 def do_change_settings(ctx: Ctx, seat: int | None, act: ChangeSettings) -> None:

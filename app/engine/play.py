@@ -200,8 +200,7 @@ def _penalty(ctx: Ctx, seat: int, face: Face, guilty: bool) -> None:
         return
     st.challenge = None
     if _asks_victim(st, face):
-        set_turn(st, victim, "penalty")
-        ctx.emit("penalty_pending", {"seat": victim, "pending_draw": st.pending})
+        set_turn(st, victim, "penalty")  # card_played already told everyone
         return
     amount = face.draw if face.draw == UNTIL_COLOR else st.pending
     _take_pending(ctx, victim, amount)
