@@ -74,7 +74,10 @@ export function enterRoom(session) {
     token: session.token,
     since: () => S.version ?? storedVersion(session.room),
     onFrame,
-    onState: (state) => { setConn(state); },
+    onState: (state, code) => {
+      setConn(state === 'offline' && code === 4409 ? 'replaced' : state);
+      if (code === 4409) render();
+    },
   });
   S.socket.start();
   render();
@@ -97,6 +100,11 @@ function setConn(state) {
   el.textContent = t(`conn.${state}`);
   el.title = t(`conn.${state}`);
   el.hidden = !S.session;
+  if (state === 'replaced' || state === 'offline') {
+    el.replaceChildren(t(`conn.${state}`), ' ', h('button', {
+      type: 'button', class: 'small', testid: 'reconnect-btn', onclick: () => S.socket?.reconnectNow(),
+    }, t('conn.retry')));
+  }
 }
 
 // --- frames -----------------------------------------------------------------------------
@@ -185,7 +193,8 @@ function addLog(ev, version, announceIt) {
 }
 
 function onError(f) {
-  if (f.code === 'unauthorized' && S.session) {
+  // Without a command id, `unauthorized` answers the hello: the token is not a seat here.
+  if (f.code === 'unauthorized' && !f.id && S.session) {
     // The stored token is no longer a seat here (room gone or seat removed): start over.
     const room = S.session.room;
     forgetSession(room);

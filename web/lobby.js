@@ -108,7 +108,8 @@ export function chatPanel(S, actions) {
   return h('div', { class: 'panel chat' },
     h('h2', {}, t('chat.title')),
     list,
-    h('form', {
+    // Spectators are read-only: the server refuses their commands, chat included.
+    !S.view?.you ? null : h('form', {
       class: 'row',
       onsubmit: (e) => {
         e.preventDefault();

@@ -69,7 +69,9 @@ export class RoomSocket {
       clearInterval(this.timers.ping);
       clearTimeout(this.timers.pong);
       this.onState('offline', e.code);
-      if (!this.stopped) this.retryLater();
+      // 4409: this seat was opened elsewhere (another tab); reconnecting would take it back
+      // and start a tug of war, so wait for the player to ask.
+      if (!this.stopped && e.code !== 4409) this.retryLater();
     };
     // An error is always followed by a close; the close decides what happens next.
     ws.onerror = () => {};
@@ -135,6 +137,8 @@ export class RoomSocket {
   /** Close now and reconnect at once (used by the reconnect button). */
   reconnectNow() {
     this.attempt = 0;
+    this.stopped = false;
+    clearTimeout(this.timers.retry);
     if (this.ws) this.ws.close(4000, 'reconnect');
     else this.connect();
   }

@@ -229,11 +229,16 @@ function actionBar(S, actions) {
   const view = S.view;
   const moves = movesOf(view);
   const canPlay = (moves.play || []).length > 0;
-  const unoNow = !!moves.uno;
+  const handSize = view.you?.hand?.length ?? 0;
+  const myTurn = view.state?.turn === view.you?.seat;
+  // Two cards on your turn: the button arms "UNO" for the play itself (sent as `uno: true`).
+  // Otherwise, when the server offers `uno`, it declares at once (e.g. right after the play).
+  const arming = canPlay && (!moves.uno || (handSize === 2 && myTurn));
+  const unoNow = !!moves.uno && !arming;
   const unoBtn = h('button', {
     type: 'button', class: ['uno-btn', (unoNow || S.unoArmed) && 'hot'], testid: 'uno-btn',
-    disabled: !unoNow && !canPlay,
-    'aria-pressed': unoNow ? null : String(!!S.unoArmed),
+    disabled: !unoNow && !arming,
+    'aria-pressed': arming ? String(!!S.unoArmed) : null,
     title: unoNow ? t('uno.now') : t('uno.arm_help'),
     dataset: { mode: unoNow ? 'declare' : 'arm', armed: String(!!S.unoArmed) },
     onclick: () => {

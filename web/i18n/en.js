@@ -7,6 +7,8 @@ export default {
   'conn.online': 'Online',
   'conn.connecting': 'Connecting…',
   'conn.offline': 'Offline — reconnecting',
+  'conn.replaced': 'Opened in another tab',
+  'conn.retry': 'Reconnect',
 
   'home.title': 'UNO with friends',
   'home.tagline': 'Create a room, send the link, play in the browser.',

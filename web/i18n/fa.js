@@ -7,6 +7,8 @@ export default {
   'conn.online': 'متصل',
   'conn.connecting': 'در حال اتصال…',
   'conn.offline': 'قطع — در حال اتصال دوباره',
+  'conn.replaced': 'در زبانه‌ی دیگری باز شد',
+  'conn.retry': 'اتصال دوباره',
 
   'home.title': 'اونو با دوستان',
   'home.tagline': 'یک اتاق بسازید، پیوند را بفرستید و در مرورگر بازی کنید.',

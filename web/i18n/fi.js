@@ -7,6 +7,8 @@ export default {
   'conn.online': 'Yhteydessä',
   'conn.connecting': 'Yhdistetään…',
   'conn.offline': 'Ei yhteyttä — yhdistetään uudelleen',
+  'conn.replaced': 'Avattu toisessa välilehdessä',
+  'conn.retry': 'Yhdistä uudelleen',
 
   'home.title': 'UNOa ystävien kanssa',
   'home.tagline': 'Luo huone, lähetä linkki ja pelaa selaimessa.',

@@ -7,6 +7,8 @@ export default {
   'conn.online': 'Çevrimiçi',
   'conn.connecting': 'Bağlanıyor…',
   'conn.offline': 'Bağlantı yok — yeniden bağlanıyor',
+  'conn.replaced': 'Başka bir sekmede açıldı',
+  'conn.retry': 'Yeniden bağlan',
 
   'home.title': 'Arkadaşlarla UNO',
   'home.tagline': 'Bir oda aç, bağlantıyı gönder, tarayıcıda oyna.',

@@ -1,0 +1,80 @@
+"""The scripted round of the browser test: hands and draw pile chosen from the deck listing.
+
+Seats: 0 = host (A), 1 = B, 2 = C; dealer 2, so seat 0 starts and play goes 0 → 1 → 2.
+The draw pile is consumed, in this order, by: B's draw (P1), B's lost challenge (6),
+C's draw of a playable card that C keeps (P8), then one card per B/C draw, with the two
+cards of A's UNO penalty in the middle. Every card B and C draw after the challenge is an
+8 or a 9 of another color than red, which never matches the red 1-7 that A plays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class DeckPicker:
+    def __init__(self, cards: list[dict[str, Any]]) -> None:
+        self.left = list(cards)
+
+    def take(self, color: str | None, kind: str, value: int | None = None) -> int:
+        for i, c in enumerate(self.left):
+            if c["color"] == color and c["kind"] == kind and c.get("value") == value:
+                return int(self.left.pop(i)["id"])
+        raise LookupError(f"no {color} {kind} {value} left in the deck listing")
+
+
+@dataclass
+class Script:
+    deck_order: list[int]
+    wild: int
+    wd4: int
+    a_reds: list[int]  # red 1..5 dealt to A, in playing order
+    a_penalty_reds: list[int]  # red 6, red 7: A's UNO penalty draw
+    c_blue: int  # the card C plays from the phone
+    c_keeps: int  # red 9, drawn by C and kept (pass)
+    hands: dict[int, list[int]] = field(default_factory=dict)
+
+
+def build_script(cards: list[dict[str, Any]]) -> Script:
+    pick = DeckPicker(cards)
+    wild = pick.take(None, "wild")
+    wd4 = pick.take(None, "wild_draw4")
+    a_reds = [pick.take("red", "number", v) for v in (1, 2, 3, 4, 5)]
+    hand_a = [wild, wd4, *a_reds]
+    hand_b = [pick.take("yellow", "number", v) for v in (1, 2, 3, 4, 5, 6, 7)]
+    c_blue = pick.take("blue", "number", 3)
+    hand_c = [c_blue, *(pick.take("green", "number", v) for v in (1, 2, 3, 4, 5, 6))]
+    first = pick.take("red", "number", 0)
+
+    p1 = pick.take("green", "number", 7)  # unplayable on the blue wild
+    challenge_draw = [pick.take("yellow", "number", v) for v in (1, 2, 3, 4, 5, 6)]
+    c_keeps = pick.take("red", "number", 9)
+    eights_nines = [
+        pick.take(color, "number", v)
+        for v in (8, 9)
+        for color in ("green", "yellow", "blue")
+        for _ in range(2)
+    ]
+    a_penalty = [pick.take("red", "number", v) for v in (6, 7)]
+    pile = [p1, *challenge_draw, c_keeps, *eights_nines[:6], *a_penalty, *eights_nines[6:]]
+
+    order: list[int] = []
+    for i in range(7):
+        for hand in (hand_a, hand_b, hand_c):  # dealt from seat dealer+1 = 0, clockwise
+            order.append(hand[i])
+    order.append(first)
+    order.extend(pile)
+    used = set(order)
+    order.extend(int(c["id"]) for c in cards if int(c["id"]) not in used)
+    assert len(order) == len(cards) == len(set(order))
+    return Script(
+        deck_order=order,
+        wild=wild,
+        wd4=wd4,
+        a_reds=a_reds,
+        a_penalty_reds=a_penalty,
+        c_blue=c_blue,
+        c_keeps=c_keeps,
+        hands={0: hand_a, 1: hand_b, 2: hand_c},
+    )
