@@ -30,6 +30,7 @@ from app.engine.actions import (
     Action,
     Catch,
     Challenge,
+    ChangeSettings,
     Choose,
     DeclareUno,
     Draw,
@@ -59,11 +60,12 @@ def parse_spec(spec: str) -> dict[str, Any]:
         pass
     elif parts[0] in COLORS:
         want["color"] = parts.pop(0)
-        word = parts.pop(0)
-        if word.isdigit():
-            want["kind"], want["value"] = "number", int(word)
-        else:
-            want["kind"] = word
+        if parts and "=" not in parts[0]:
+            word = parts.pop(0)
+            if word.isdigit():
+                want["kind"], want["value"] = "number", int(word)
+            else:
+                want["kind"] = word
     else:
         want["kind"] = parts.pop(0)
     for extra in parts:
@@ -118,16 +120,24 @@ def build_deck_order(
     first: str | None,
     draw: Sequence[str],
     avoid: Sequence[str] = (),
-) -> tuple[list[int], dict[int, list[int]], int, list[int]]:
+    under: Sequence[str] = (),
+) -> tuple[list[int], dict[int, list[int]], int, list[int], list[int]]:
     """A full deck order (top first) dealing `hands`, then `first`, then `draw` on top.
 
-    Returns (order, hand ids per seat, first card id, draw ids as given).
+    `under` goes to the bottom, so that once the draw pile is turned over (a Flip) it is
+    drawn in the given order. Returns (order, hand ids per seat, first card id, draw ids,
+    under ids).
     Fillers are picked among cards matching none of `avoid`, boring ones first.
     """
     cards = listing_cards(listing)
     used: set[int] = set()
 
     def take(spec: str) -> int:
+        if spec.startswith("#"):
+            cid = int(spec[1:])
+            assert cid not in used, f"card {cid} placed twice"
+            used.add(cid)
+            return cid
         for card in cards:
             if card["id"] not in used and spec_matches(card, spec):
                 used.add(card["id"])
@@ -137,6 +147,7 @@ def build_deck_order(
     hand_ids = {s: [take(x) for x in hands.get(s, ())] for s in range(n)}
     first_id = take(first) if first else -1
     draw_ids = [take(x) for x in draw]
+    under_ids = [take(x) for x in under]
     rest = [c for c in cards if c["id"] not in used]
     fillers = sorted(
         (c for c in rest if not any(spec_matches(c, a) for a in avoid)), key=_boring_rank
@@ -157,8 +168,9 @@ def build_deck_order(
     order.append(first_id)
     order += draw_ids
     order += pool
+    order += under_ids[::-1]
     assert len(order) == len(cards) == len(set(order))
-    return order, hand_ids, first_id, draw_ids
+    return order, hand_ids, first_id, draw_ids, under_ids
 
 
 def _by_id(cards: Iterable[Mapping[str, Any]], cid: int) -> Mapping[str, Any]:
@@ -180,6 +192,7 @@ class Table:
         first: str | None = None,
         pile: Sequence[str] = (),
         avoid: Sequence[str] = (),
+        under: Sequence[str] = (),
         seed: int = 7,
         start: bool = True,
         **settings: Any,
@@ -190,23 +203,24 @@ class Table:
         self.now = T0
         self.events: list[Event] = []
         self.last: list[Event] = []
-        base = parse_settings(settings)
-        self.listing = deck_listing(new_table("T", base), test_hooks=True)
         self.hand_ids: dict[int, list[int]] = {}
         self.first_id = -1
         self.draw_ids: list[int] = []
+        self.under_ids: list[int] = []
         hooks: dict[str, Any] = dict(settings)
         if dealer is not None:
-            dealer = self.dealer  # -1 means the last seat deals, so seat 0 plays first
-            hooks["dealer"] = dealer
-            order, self.hand_ids, self.first_id, self.draw_ids = build_deck_order(
-                self.listing, n, dealer, hands or {}, first, pile, avoid
-            )
-            hooks["deck_order"] = order
+            hooks["dealer"] = self.dealer  # -1 means the last seat deals: seat 0 plays first
         self.settings = parse_settings(hooks, test_hooks=True)
         self.state = new_table("T", self.settings)
         for i in range(n):
             self.sys(Join(name=f"P{i}", player_id=f"p{i}"))
+        # Flip pairs its faces when the table is first used, so the listing comes after joins
+        self.listing = deck_listing(self.state, test_hooks=True)
+        if dealer is not None and n >= 1:
+            order, self.hand_ids, self.first_id, self.draw_ids, self.under_ids = build_deck_order(
+                self.listing, n, self.dealer, hands or {}, first, pile, avoid, under
+            )
+            self.act(0, ChangeSettings(settings={"deck_order": order}))
         if start:
             self.act(0, Start())
 
@@ -406,3 +420,64 @@ def win_quickly(t: Table) -> None:
     t.draw(1)  # the blue 9: not playable on the green 4, so the turn ends by itself
     assert t.turn == 0
     t.play(0, "yellow 4")
+
+
+# --- Flip -------------------------------------------------------------------------------
+
+FLIP_SEED = 7
+
+
+def flip_listing(n: int, seed: int = FLIP_SEED) -> dict[str, Any]:
+    """The paired Flip deck a table of `n` with `seed` will use (the pairing comes from rng)."""
+    return Table(n, variant="flip", dealer=None, start=False, seed=seed).listing
+
+
+def light_color_backed_by(listing: Mapping[str, Any], dark: str) -> str:
+    """A light color with a number backed by `dark` (e.g. 'pink kind=number') and a Flip."""
+    cards = listing_cards(listing)
+    for color in LIGHT:
+        if any(spec_matches(c, f"{color} kind=number|{dark}") for c in cards) and any(
+            spec_matches(c, f"{color} flip") for c in cards
+        ):
+            return color
+    raise AssertionError(f"no light number backed by {dark!r} with this seed")
+
+
+def dark_table(
+    n: int = 3,
+    hand1: Sequence[str] = (),
+    under: Sequence[str] = (),
+    back: str = "pink kind=number",
+    **settings: Any,
+) -> Table:
+    """Seat 0 plays a Flip on the first card, whose dark face (`back`) becomes the top.
+
+    Seat 1 then holds `hand1` (dark specs) and is in turn on the dark side; `under` is what
+    the turned-over draw pile gives first. Fillers carry no pink dark face.
+    """
+    listing = flip_listing(n)
+    color = light_color_backed_by(listing, back)
+    t = Table(
+        n,
+        variant="flip",
+        hands={0: [f"{color} flip"], 1: list(hand1)},
+        first=f"{color} kind=number|{back}",
+        under=under,
+        avoid=["dark:color=pink", "dark:kind=wild", "dark:kind=wild_draw_color"],
+        seed=FLIP_SEED,
+        **settings,
+    )
+    assert t.listing == listing
+    t.play(0, f"{color} flip")
+    assert t.st["side"] == "dark"
+    return t
+
+
+def face(listing: Mapping[str, Any], cid: int, side: str) -> dict[str, Any]:
+    card = next(c for c in listing_cards(listing) if c["id"] == cid)
+    return dict(card[side])
+
+
+def strip_id(card: Mapping[str, Any]) -> dict[str, Any]:
+    """A hand or pile card's face fields (Flip cards carry them flattened next to `face`)."""
+    return {k: card[k] for k in ("color", "kind", "value")}
