@@ -33,7 +33,9 @@ def make_engine(database_url: str, connect_args: dict[str, Any] | None = None) -
     if url.get_backend_name() == "postgresql":
         args.setdefault("timeout", CONNECT_TIMEOUT_S)
     # pre-ping: after an outage the pool's old connections are dead; find out before writing.
-    engine = create_async_engine(url, connect_args=args, pool_pre_ping=True)
+    # (A SQLite connection is a file handle: it cannot go stale, so no ping to pay for.)
+    networked = url.get_backend_name() != "sqlite"
+    engine = create_async_engine(url, connect_args=args, pool_pre_ping=networked)
     if url.get_backend_name() == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     return engine

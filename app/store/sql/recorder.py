@@ -48,11 +48,15 @@ class SqlRecorder:
         connect_args: dict[str, Any] | None = None,
         write_timeout: float = WRITE_TIMEOUT_S,
         migrate: bool = True,
+        write_behind: bool = False,
     ) -> None:
         self.engine: AsyncEngine = make_engine(database_url, connect_args)
         self.outbox = Outbox(outbox_path or default_outbox_path(database_url))
         self.write_timeout = write_timeout
         self._migrate = migrate
+        # write_behind: every round goes through the outbox (one local fsync on the move path,
+        # the database write in the background) instead of the database first.
+        self.write_behind = write_behind
         self._migrated = False
         self._wake = asyncio.Event()
         self._delivery: asyncio.Task[None] | None = None
@@ -107,7 +111,7 @@ class SqlRecorder:
 
     async def round_completed(self, record: RoundRecord) -> None:
         """Returns once the round is durable: in the database, or else in the outbox."""
-        if self._migrated and not len(self.outbox):
+        if self._migrated and not len(self.outbox) and not self.write_behind:
             try:
                 await self._timed(self._write_round(record))
                 return
