@@ -17,8 +17,9 @@ Ids enumerate each deck in one fixed order:
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from app.engine.cards import DARK_COLORS, LIGHT_COLORS, Face, make_face
 from app.engine.settings import CustomWild, Settings
@@ -40,13 +41,27 @@ class Deck:
     variant: str
     light: tuple[Face, ...]  # the only side outside Flip
     dark: tuple[Face, ...] | None  # Flip only, already paired: dark[id] backs light[id]
+    # Derived once, for the hot path: faces by side (0 light, 1 dark), the wire form of
+    # each card by side (with its id; copied before it leaves), and each face's wire form.
+    sides: tuple[tuple[Face, ...], tuple[Face, ...]] = field(init=False)
+    wire: tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]] = field(init=False)
+    size: int = field(init=False)
 
-    @property
-    def size(self) -> int:
-        return len(self.light)
+    def __post_init__(self) -> None:
+        dark = self.dark if self.dark is not None else self.light
+        object.__setattr__(self, "sides", (self.light, dark))
+        object.__setattr__(self, "size", len(self.light))
+        wire = []
+        for faces in (self.light, dark):
+            cards = []
+            for cid, face in enumerate(faces):
+                j = face.to_json()
+                cards.append({"id": cid, **j} if self.dark is None else {"id": cid, "face": j, **j})
+            wire.append(tuple(cards))
+        object.__setattr__(self, "wire", (wire[0], wire[1]))
 
     def side(self, side: int) -> tuple[Face, ...]:
-        return self.dark if side and self.dark is not None else self.light
+        return self.sides[side]
 
     def colors(self, side: int) -> tuple[str, ...]:
         return DARK_COLORS if side else LIGHT_COLORS

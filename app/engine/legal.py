@@ -27,7 +27,7 @@ def matches(st: State, face: Face, top: Face) -> bool:
 
 def holds_color(st: State, seat: int, besides: int) -> bool:
     """Does `seat` hold a card of the color in play other than `besides`? (RULES 7)."""
-    faces = st.deck.side(st.side)
+    faces = st.deck.sides[st.side]
     color = st.color
     return any(faces[c].color == color for c in st.hands[seat] if c != besides)
 
@@ -53,7 +53,7 @@ def jump_in_ok(st: State, seat: int, cid: int) -> bool:
     """RULES 28: an identical card, out of turn; onto a penalty only if it may stack."""
     if not st.settings.jump_in or st.phase not in ("play", "after_draw", "penalty"):
         return False
-    faces = st.deck.side(st.side)
+    faces = st.deck.sides[st.side]
     face = faces[cid]
     top = faces[st.discard[-1]]
     if face.wild or top.wild or face.color != top.color or face.sym != top.sym:
@@ -66,10 +66,10 @@ def play_error(st: State, seat: int, cid: int) -> str | None:
     if st.status != "playing":
         return "wrong_phase"
     if seat == st.turn:
-        face = st.deck.side(st.side)[cid]
+        face = st.deck.sides[st.side][cid]
         phase = st.phase
         if phase == "play":
-            top = st.deck.side(st.side)[st.discard[-1]]
+            top = st.deck.sides[st.side][st.discard[-1]]
             if st.deck.variant != "all_wild" and not matches(st, face, top):
                 return "illegal_card"
         elif phase == "after_draw":
@@ -95,7 +95,7 @@ def playable_cards(st: State, seat: int) -> list[int]:
             return []
         return [c for c in hand if jump_in_ok(st, seat, c)]
     phase = st.phase
-    faces = st.deck.side(st.side)
+    faces = st.deck.sides[st.side]
     if phase == "play":
         if st.deck.variant == "all_wild":
             return list(hand)
@@ -185,7 +185,7 @@ def may_start(st: State, seat: int | None) -> bool:
 
 def moves(st: State, seat: int) -> dict[str, Any]:
     """PROTOCOL `you.moves`: every legal action of `seat` now (empty values when none)."""
-    faces = st.deck.side(st.side)
+    faces = st.deck.sides[st.side]
     colors = list(st.deck.colors(st.side))
     own = st.status == "playing" and seat == st.turn
     play = []
@@ -211,13 +211,35 @@ def moves(st: State, seat: int) -> dict[str, Any]:
     }
 
 
+_PLAYS: dict[tuple[int, str | None, int | None, bool], Play] = {}
+_DRAW, _PASS, _UNO, _CHALLENGE, _ACCEPT, _START = (
+    Draw(),
+    Pass(),
+    DeclareUno(),
+    Challenge(),
+    Accept(),
+    Start(),
+)
+
+
+def _play(cid: int, color: str | None, target: int | None, uno: bool) -> Play:
+    """Actions are immutable values: each distinct Play is built once and shared."""
+    key = (cid, color, target, uno)
+    play = _PLAYS.get(key)
+    if play is None:
+        play = _PLAYS[key] = Play(cid, color, target, uno)
+    return play
+
+
 def legal_actions(st: State, seat: int) -> list[Action]:
     """Every legal action of `seat`, expanded (one Play per color and target)."""
     out: list[Action] = []
     if st.status == "playing" and 0 <= seat < len(st.seats):
-        faces = st.deck.side(st.side)
+        faces = st.deck.sides[st.side]
         colors = st.deck.colors(st.side)
-        declare = (1, 0) if len(st.hands[seat]) == 2 and st.uno[seat] != UNO_EARLY else (0,)
+        declare = (
+            (True, False) if len(st.hands[seat]) == 2 and st.uno[seat] != UNO_EARLY else (False,)
+        )
         for c in playable_cards(st, seat):
             f = faces[c]
             cs: tuple[str | None, ...] = colors if needs_color(st, f) else (None,)
@@ -225,19 +247,23 @@ def legal_actions(st: State, seat: int) -> list[Action]:
             for color in cs:
                 for t in ts:
                     for u in declare:
-                        out.append(Play(c, color, t, bool(u)))
-        if may_draw(st, seat):
-            out.append(Draw())
-        if may_pass(st, seat):
-            out.append(Pass())
+                        out.append(_play(c, color, t, u))
+        own = seat == st.turn
+        if own:
+            phase = st.phase
+            if may_draw(st, seat):
+                out.append(_DRAW)
+            if phase == "after_draw" and not st.settings.forced_play:
+                out.append(_PASS)
+            elif phase == "challenge":
+                out.append(_CHALLENGE)
+                out.append(_ACCEPT)
+            elif phase == "choose":
+                out.extend(Choose(c) for c in colors)
         if may_declare(st, seat):
-            out.append(DeclareUno())
-        if seat == st.turn and st.phase == "challenge":
-            out.append(Challenge())
-            out.append(Accept())
-        if seat == st.turn and st.phase == "choose":
-            out.extend(Choose(c) for c in colors)
-        out.extend(Catch(s) for s in catchable(st, seat))
+            out.append(_UNO)
+        if UNO_EXPOSED in st.uno:
+            out.extend(Catch(s) for s in catchable(st, seat))
     if may_start(st, seat):
-        out.append(Start())
+        out.append(_START)
     return out

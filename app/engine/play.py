@@ -62,7 +62,7 @@ def do_play(ctx: Ctx, seat: int | None, act: Play) -> None:
     err = play_error(st, seat, cid)
     if err is not None:
         raise fail(err)
-    face = st.deck.side(st.side)[cid]
+    face = st.deck.sides[st.side][cid]
     color = act.color
     if needs_color(st, face):
         if color not in st.deck.colors(st.side):
@@ -295,7 +295,7 @@ def _custom(ctx: Ctx, seat: int, face: Face, target: int | None) -> None:
 def _discard_color(ctx: Ctx, seat: int) -> None:
     """The player discards every card of the named color, under the wild that stays on top."""
     st = ctx.st
-    faces = st.deck.side(st.side)
+    faces = st.deck.sides[st.side]
     hand = st.hands[seat]
     out = [c for c in hand if faces[c].color == st.color]
     if out:
@@ -319,7 +319,7 @@ def _flip(ctx: Ctx, seat: int) -> None:
     if st.settings.flip_discard == "whole_pile":
         st.discard.reverse()
     top_id = st.discard[-1]
-    top = st.deck.side(st.side)[top_id]
+    top = st.deck.sides[st.side][top_id]
     st.color = top.color
     ctx.emit(
         "side_flipped",

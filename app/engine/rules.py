@@ -76,7 +76,7 @@ _HANDLERS: dict[type, Handler] = {
     Accept: lambda ctx, seat, a: do_accept(ctx, seat),
     Timeout: lambda ctx, seat, a: on_timeout(ctx, a),
 }
-_SYSTEM = (Join, SetConnected, Timeout)
+_SYSTEM = frozenset((Join, SetConnected, Timeout))
 
 
 def apply(
@@ -101,8 +101,9 @@ def apply(
         raise EngineError("bad_command", "unknown action")
     st = state.clone()
     ctx = Ctx(st, rng, now, trace)
-    ensure_pairing(ctx)
-    if not isinstance(action, _SYSTEM) and seat is not None and not bot:
+    if st.pairing is None and st.settings.variant == "flip":
+        ensure_pairing(ctx)
+    if seat is not None and not bot and type(action) not in _SYSTEM:
         _own_action(ctx, seat)
     try:
         handler(ctx, seat, action)

@@ -9,7 +9,7 @@ from app.engine.wire import cards_json
 
 def hand_points(st: State) -> list[int]:
     """Points left in each hand, counted on the side in play."""
-    faces = st.deck.side(st.side)
+    faces = st.deck.sides[st.side]
     return [sum(faces[c].points for c in hand) for hand in st.hands]
 
 

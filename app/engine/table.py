@@ -132,7 +132,7 @@ def take_cards(ctx: Ctx, seat: int, count: int, reason: str, until: str | None =
     pile = st.draw_pile
     got: list[int] = []
     if until is not None:
-        faces = st.deck.side(st.side)
+        faces = st.deck.sides[st.side]
         while True:
             if not pile and not refill(ctx):
                 break

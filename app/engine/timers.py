@@ -23,41 +23,46 @@ def sync_deadlines(st: State, now: int) -> None:
     """Bring `st.deadlines` in line with the state; a kept deadline keeps its `set_at`."""
     s = st.settings
     dl = st.deadlines
+    playing = st.status == "playing"
     want = None
-    if st.status == "playing":
+    if playing:
         if st.phase == "challenge":
             want = "challenge"
-        elif st.phase in TURN_PHASES and s.turn_seconds:
+        elif s.turn_seconds and st.phase in TURN_PHASES:
             want = "turn"
-    for kind in ("turn", "challenge"):
-        if kind != want:
-            dl.pop(kind, None)
-        elif kind not in dl or st.turn_key != st.turn_serial:
-            secs = s.turn_seconds if kind == "turn" else s.challenge_seconds
-            dl[kind] = Deadline(kind, now + secs * 1000, st.version, st.turn)
+        if want is not None and (st.turn_key != st.turn_serial or want not in dl):
+            secs = s.turn_seconds if want == "turn" else s.challenge_seconds
+            dl[want] = Deadline(want, now + secs * 1000, st.version, st.turn)
             st.turn_key = st.turn_serial
+    if want != "turn" and "turn" in dl:
+        del dl["turn"]
+    if want != "challenge" and "challenge" in dl:
+        del dl["challenge"]
     uno = dl.get("uno")
     if uno is not None:
         exposed = [i for i, u in enumerate(st.uno) if u == UNO_EXPOSED]
-        if st.status != "playing" or not exposed:
+        if not playing or not exposed:
             del dl["uno"]
         elif uno.seat not in exposed:
             dl["uno"] = replace(uno, seat=exposed[0])
-    pause = st.status == "round_over" or (st.status == "match_over" and s.scoring == "none")
-    if pause and s.next_round_seconds:
-        if "next_round" not in dl:
-            dl["next_round"] = Deadline(
-                "next_round", now + s.next_round_seconds * 1000, st.version, None
-            )
+    if playing:
+        if "next_round" in dl:
+            del dl["next_round"]
     else:
-        dl.pop("next_round", None)
+        pause = st.status == "round_over" or (st.status == "match_over" and s.scoring == "none")
+        if pause and s.next_round_seconds:
+            if "next_round" not in dl:
+                dl["next_round"] = Deadline(
+                    "next_round", now + s.next_round_seconds * 1000, st.version, None
+                )
+        elif "next_round" in dl:
+            del dl["next_round"]
     host = st.host
-    away = host is not None and not st.seats[host].connected
-    if away and host is not None:
+    if host is not None and not st.seats[host].connected:
         if "host" not in dl:
             dl["host"] = Deadline("host", now + HOST_GRACE_MS, st.version, host)
-    else:
-        dl.pop("host", None)
+    elif "host" in dl:
+        del dl["host"]
 
 
 def deadlines(st: State) -> list[Deadline]:

@@ -9,10 +9,10 @@ from app.engine.decks import Deck
 
 def card_json(deck: Deck, side: int, cid: int) -> dict[str, Any]:
     """A card whose face the recipient may see, with its id, on the side in play."""
-    face = deck.side(side)[cid].to_json()
-    if deck.dark is None:
-        return {"id": cid, **face}
-    return {"id": cid, "face": face, **face}
+    card = deck.wire[side][cid].copy()
+    if "face" in card:
+        card["face"] = card["face"].copy()
+    return card
 
 
 def cards_json(deck: Deck, side: int, cids: list[int]) -> list[dict[str, Any]]:
