@@ -40,7 +40,7 @@ export function describe(ev, view) {
       return t('ev.card_drawn', { ...p, count });
     }
     case 'uno_caught':
-      return t('ev.uno_caught', {
+      return t(ev.false_catch ? 'ev.false_catch' : 'ev.uno_caught', {
         name: seatName(view, pick(ev, 'seat', 'caught')),
         by: seatName(view, pick(ev, 'by', 'catcher')),
         count: pick(ev, 'penalty', 'count') ?? '',
@@ -53,11 +53,22 @@ export function describe(ev, view) {
     case 'challenge_resolved': {
       const guilty = pick(ev, 'guilty', 'success', 'bluff');
       const key = guilty === true ? 'ev.challenge_guilty' : guilty === false ? 'ev.challenge_innocent' : 'ev.challenge_resolved';
-      return t(key, {
+      const line = t(key, {
         name: seatName(view, pick(ev, 'challenger', 'seat', 'victim')),
         by: seatName(view, pick(ev, 'offender', 'by', 'player')),
       });
+      // Only the challenger receives the challenged hand (PROTOCOL); show it to them.
+      if (Array.isArray(ev.hand)) {
+        return `${line}. ${t('ev.challenge_hand', { cards: ev.hand.map((c) => cardName(c)).join(', ') })}`;
+      }
+      return line;
     }
+    case 'turn_passed':
+      return t(ev.auto ? 'ev.turn_ended' : 'ev.turn_passed', p);
+    case 'penalty_pending':
+      return t('ev.penalty_pending', { ...p, count: ev.pending_draw ?? '' });
+    case 'cards_discarded':
+      return t('ev.cards_discarded', { ...p, count: ev.cards?.length ?? '' });
     case 'direction_changed':
       return t(ev.direction === -1 ? 'ev.direction_ccw' : 'ev.direction_cw');
     case 'side_flipped':

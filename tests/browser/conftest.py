@@ -77,8 +77,18 @@ def live_server() -> Iterator[str]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = (ARTIFACTS / "server.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -89,7 +99,9 @@ def live_server() -> Iterator[str]:
         deadline = time.monotonic() + 20
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"the server exited with {proc.returncode}; see {ARTIFACTS / 'server.log'}")
+                pytest.fail(
+                    f"the server exited with {proc.returncode}; see {ARTIFACTS / 'server.log'}"
+                )
             try:
                 if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
                     break
@@ -117,7 +129,9 @@ class ConsoleErrors:
     def watch(self, page: object, label: str) -> None:
         page.on(  # type: ignore[attr-defined]
             "console",
-            lambda msg: self.messages.append(f"[{label}] {msg.text}") if msg.type == "error" else None,
+            lambda msg: (
+                self.messages.append(f"[{label}] {msg.text}") if msg.type == "error" else None
+            ),
         )
         page.on("pageerror", lambda exc: self.messages.append(f"[{label}] uncaught: {exc}"))  # type: ignore[attr-defined]
 

@@ -20,7 +20,7 @@ class FakeSite:
         self.sent: list[dict[str, Any]] = []
         self.sockets: list[Any] = []
         page.route(f"{ORIGIN}/**", self._http)
-        page.route_web_socket(f"ws://uno.test/ws/rooms/*", self._socket)
+        page.route_web_socket("ws://uno.test/ws/rooms/*", self._socket)
 
     def _http(self, route: Any) -> None:
         path = route.request.url[len(ORIGIN) :].split("?")[0]
@@ -35,9 +35,15 @@ class FakeSite:
             route.fulfill(status=404, body="")
             return
         if path.startswith("/api/"):
-            route.fulfill(status=200, json={"status": self.view["status"], "seats": self.view["seats"]})
+            route.fulfill(
+                status=200, json={"status": self.view["status"], "seats": self.view["seats"]}
+            )
             return
-        route.fulfill(status=200, body=(WEB / "index.html").read_bytes(), headers={"content-type": "text/html"})
+        route.fulfill(
+            status=200,
+            body=(WEB / "index.html").read_bytes(),
+            headers={"content-type": "text/html"},
+        )
 
     def _socket(self, ws: Any) -> None:
         self.sockets.append(ws)
@@ -47,16 +53,26 @@ class FakeSite:
             self.sent.append(frame)
             if frame["type"] == "hello":
                 you = self.view.get("you")
-                ws.send(json.dumps({
-                    "type": "welcome",
-                    "you": {"seat": you["seat"] if you else None, "player_id": "p0", "role": self.role},
-                    "version": self.view["version"],
-                    "view": self.view,
-                }))
+                ws.send(
+                    json.dumps(
+                        {
+                            "type": "welcome",
+                            "you": {
+                                "seat": you["seat"] if you else None,
+                                "player_id": "p0",
+                                "role": self.role,
+                            },
+                            "version": self.view["version"],
+                            "view": self.view,
+                        }
+                    )
+                )
             elif frame["type"] == "ping":
                 ws.send(json.dumps({"type": "pong", "server_time": self.view["server_time"]}))
             elif "id" in frame:
-                ws.send(json.dumps({"type": "ack", "id": frame["id"], "version": self.view["version"]}))
+                ws.send(
+                    json.dumps({"type": "ack", "id": frame["id"], "version": self.view["version"]})
+                )
 
         ws.on_message(on_message)
 
@@ -65,7 +81,11 @@ class FakeSite:
         self.view = view
         view["version"] = view.get("version", 0) + 1
         for ws in self.sockets:
-            ws.send(json.dumps({"type": "event", "version": view["version"], "event": event, "view": view}))
+            ws.send(
+                json.dumps(
+                    {"type": "event", "version": view["version"], "event": event, "view": view}
+                )
+            )
 
     def open_room(self, room: str = "FAKEROOM", lang: str | None = None) -> None:
         """Store a seat token for the room and open /r/{room}."""

@@ -42,8 +42,13 @@ def classic_view(server_time: int = NOW) -> dict[str, Any]:
         "status": "playing",
         "version": 12,
         "server_time": server_time,
-        "settings": {"variant": "classic", "turn_seconds": 30, "target_score": 500,
-                     "scoring": "winner_collects", "challenge_seconds": 10},
+        "settings": {
+            "variant": "classic",
+            "turn_seconds": 30,
+            "target_score": 500,
+            "scoring": "winner_collects",
+            "challenge_seconds": 10,
+        },
         "host": 0,
         "match_id": "m1",
         "round": 1,
@@ -141,8 +146,14 @@ def challenge_view(server_time: int = NOW) -> dict[str, Any]:
     )
     view["state"]["deadlines"]["challenge"] = {"seat": 0, "at": server_time + 8_000}
     view["you"]["moves"] = {
-        "play": [], "draw": False, "pass": False, "uno": False,
-        "challenge": True, "accept": True, "catch": [], "choose": None,
+        "play": [],
+        "draw": False,
+        "pass": False,
+        "uno": False,
+        "challenge": True,
+        "accept": True,
+        "catch": [],
+        "choose": None,
     }
     return view
 
@@ -150,7 +161,11 @@ def challenge_view(server_time: int = NOW) -> dict[str, Any]:
 def lobby_view(server_time: int = NOW) -> dict[str, Any]:
     view = classic_view(server_time)
     view.update(status="lobby", round=0, match_id=None)
-    view["seats"] = [seat(0, "Ayşe", 0), seat(1, "Bot 2", 0, bot=True), seat(2, "Mikko", 0, connected=False)]
+    view["seats"] = [
+        seat(0, "Ayşe", 0),
+        seat(1, "Bot 2", 0, bot=True),
+        seat(2, "Mikko", 0, connected=False),
+    ]
     view["you"] = {"seat": 0, "hand": [], "moves": {"play": [], "start": True}}
     view["state"] = None
     view["log"] = []
@@ -162,7 +177,12 @@ def round_ended_event() -> dict[str, Any]:
         "kind": "round_ended",
         "round": 1,
         "winner": 0,
-        "hands": [[], [card(9, "blue", "number", 9)], [card(10, None, "wild")], [card(11, "red", "skip")]],
+        "hands": [
+            [],
+            [card(9, "blue", "number", 9)],
+            [card(10, None, "wild")],
+            [card(11, "red", "skip")],
+        ],
         "points": [79, 0, 0, 0],
         "scores": [79, 0, 0, 0],
         "match_id": "m1",

@@ -74,11 +74,20 @@ def test_full_round(
         return page
 
     try:
-        a = open_page("A", viewport={"width": 1280, "height": 860}, locale="en-US",
-                      permissions=["clipboard-read", "clipboard-write"])
+        a = open_page(
+            "A",
+            viewport={"width": 1280, "height": 860},
+            locale="en-US",
+            permissions=["clipboard-read", "clipboard-write"],
+        )
         b = open_page("B", viewport={"width": 1100, "height": 820}, locale="fi-FI")
-        c = open_page("C", viewport={"width": 390, "height": 844}, locale="fa-IR",
-                      is_mobile=True, has_touch=True)
+        c = open_page(
+            "C",
+            viewport={"width": 390, "height": 844},
+            locale="fa-IR",
+            is_mobile=True,
+            has_touch=True,
+        )
 
         # --- A creates the room from the home page ---------------------------------------
         a.goto(f"{live_server}/")
@@ -120,15 +129,24 @@ def test_full_round(
         script = build_script(deck["cards"])
         a.evaluate(
             "s => window.uno.send({type: 'settings', settings: s})",
-            {"dealer": 2, "deck_order": script.deck_order, "turn_seconds": 120,
-             "challenge_seconds": 120, "next_round_seconds": 0},
+            {
+                "dealer": 2,
+                "deck_order": script.deck_order,
+                "turn_seconds": 120,
+                "challenge_seconds": 120,
+                "next_round_seconds": 0,
+            },
         )
         expect(b.get_by_test_id("lobby-turn_seconds")).to_have_value("120")
         a.get_by_test_id("start-btn").click()
         for page in (a, b, c):
             expect(page.get_by_test_id("table")).to_be_visible()
-        assert sorted(int(x) for x in a.get_by_test_id("hand").locator(".card").evaluate_all(
-            "els => els.map(e => e.dataset.cardId)")) == sorted(script.hands[0])
+        assert sorted(
+            int(x)
+            for x in a.get_by_test_id("hand")
+            .locator(".card")
+            .evaluate_all("els => els.map(e => e.dataset.cardId)")
+        ) == sorted(script.hands[0])
         expect(a.get_by_test_id("my-timer")).to_be_visible()  # the countdown ring
 
         # A spectator arrives after the start: the page offers to watch.

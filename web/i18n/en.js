@@ -209,6 +209,12 @@ export default {
   'ev.round_ended_none': 'The round is over',
   'ev.match_ended': '{name} wins the match!',
   'ev.match_ended_none': 'The match is over',
+  'ev.turn_ended': '{name} drew nothing playable; next player',
+  'ev.false_catch': '{by} tried to catch {name}, but could not',
+  'ev.penalty_pending': '{name} faces +{count}',
+  'ev.player_returned': '{name} is back',
+  'ev.cards_discarded': '{name} discarded {count} cards',
+  'ev.challenge_hand': 'Their hand: {cards}',
 
   'err.generic': 'Something went wrong. Try again.',
   'err.network': 'Cannot reach the server.',

@@ -209,6 +209,12 @@ export default {
   'ev.round_ended_none': 'دست تمام شد',
   'ev.match_ended': '{name} مسابقه را برد!',
   'ev.match_ended_none': 'مسابقه تمام شد',
+  'ev.turn_ended': '{name} کارت قابل بازی برنداشت؛ نوبت نفر بعد',
+  'ev.false_catch': '{by} خواست {name} را بگیرد، اما نشد',
+  'ev.penalty_pending': '+{count} در انتظار {name}',
+  'ev.player_returned': '{name} برگشت',
+  'ev.cards_discarded': '{name} {count} کارت دور انداخت',
+  'ev.challenge_hand': 'دست او: {cards}',
 
   'err.generic': 'مشکلی پیش آمد. دوباره تلاش کنید.',
   'err.network': 'به سرور دسترسی نیست.',

@@ -209,6 +209,12 @@ export default {
   'ev.round_ended_none': 'Kierros päättyi',
   'ev.match_ended': '{name} voitti ottelun!',
   'ev.match_ended_none': 'Ottelu päättyi',
+  'ev.turn_ended': '{name} ei nostanut pelattavaa; vuoro siirtyy',
+  'ev.false_catch': '{by} yritti napata pelaajan {name}, turhaan',
+  'ev.penalty_pending': '{name}: +{count} odottaa',
+  'ev.player_returned': '{name} palasi',
+  'ev.cards_discarded': '{name} hylkäsi {count} korttia',
+  'ev.challenge_hand': 'Hänen kätensä: {cards}',
 
   'err.generic': 'Jokin meni vikaan. Yritä uudelleen.',
   'err.network': 'Palvelimeen ei saada yhteyttä.',

@@ -209,6 +209,12 @@ export default {
   'ev.round_ended_none': 'El bitti',
   'ev.match_ended': 'Maçı {name} kazandı!',
   'ev.match_ended_none': 'Maç bitti',
+  'ev.turn_ended': '{name} oynanabilir kart çekemedi; sıra sonrakinde',
+  'ev.false_catch': '{by}, {name} oyuncusunu yakalamaya çalıştı ama olmadı',
+  'ev.penalty_pending': '{name} için +{count} bekliyor',
+  'ev.player_returned': '{name} geri döndü',
+  'ev.cards_discarded': '{name} {count} kart attı',
+  'ev.challenge_hand': 'Elindeki kartlar: {cards}',
 
   'err.generic': 'Bir şeyler ters gitti. Yeniden dene.',
   'err.network': 'Sunucuya ulaşılamıyor.',

@@ -1,0 +1,287 @@
+"""Rendering and input tests against hand-made views (no server): Flip backs, pickers,
+keyboard play, jump-in, reconnect with `since`, the live region, RTL and the phone layout."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser import fake_views as fv
+from tests.browser.conftest import ConsoleErrors
+from tests.browser.fake_site import FakeSite
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def make_page(browser: Browser, console_errors: ConsoleErrors) -> Iterator[Callable[..., Page]]:
+    contexts: list[Any] = []
+
+    def make(label: str = "page", **options: Any) -> Page:
+        options.setdefault("viewport", {"width": 1280, "height": 860})
+        options.setdefault("locale", "en-US")
+        ctx = browser.new_context(**options)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        console_errors.watch(page, label)
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def wait_sent(page: Page, site: FakeSite, kind: str, timeout: float = 5.0) -> dict[str, Any]:
+    """The last frame of type `kind` the page sent, waiting for it to arrive."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = [f for f in site.sent if f["type"] == kind]
+        if found:
+            return found[-1]
+        page.wait_for_timeout(30)
+    raise AssertionError(f"the page sent no {kind!r} frame; sent: {site.sent}")
+
+
+def test_catalogs_have_the_same_keys(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.open_room()
+    result = page.evaluate(
+        """async () => {
+            const out = {};
+            for (const l of ['en', 'tr', 'fi', 'fa']) {
+                out[l] = Object.keys((await import(`/assets/i18n/${l}.js`)).default).sort();
+            }
+            return out;
+        }"""
+    )
+    assert len(result["en"]) > 200
+    for lang in ("tr", "fi", "fa"):
+        assert result[lang] == result["en"], lang
+
+
+def test_flip_shows_backs_and_the_dark_side(
+    make_page: Callable[..., Page], artifacts: Path
+) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.flip_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("seat-1-backs").locator(".card")).to_have_count(1)
+    expect(page.get_by_test_id("seat-3-backs").locator(".card")).to_have_count(4)
+    # The draw pile shows the back face of its top card (a light-side red 4).
+    expect(page.get_by_test_id("draw-pile").locator(".card")).to_have_attribute("data-color", "red")
+    expect(page.locator("body")).to_have_class("dark-side")
+    expect(page.get_by_test_id("current-color")).to_have_attribute("data-color", "pink")
+    expect(page.get_by_test_id("direction")).to_have_attribute("data-direction", "-1")
+    expect(page.get_by_test_id("card-2")).to_have_attribute("aria-label", "Teal Skip Everyone")
+    page.screenshot(path=str(artifacts / "render-flip.png"))
+
+
+def test_keyboard_plays_a_card_and_a_wild(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    first = page.get_by_test_id("card-1")
+    expect(first).to_have_attribute("data-legal", "true")
+    expect(page.get_by_test_id("card-3")).to_have_attribute("data-legal", "false")
+    first.focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_test_id("card-2")).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Enter")
+    frame = wait_sent(page, site, "play")
+    assert frame["card"] == 1 and frame["at"] == 12 and "color" not in frame and frame["id"]
+
+    site.sent.clear()
+    page.get_by_test_id("card-4").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("picker")).to_be_visible()
+    expect(page.get_by_test_id("pick-color-red")).to_be_focused()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")  # yellow
+    frame = wait_sent(page, site, "play")
+    assert frame == {**frame, "card": 4, "color": "yellow"}
+    expect(page.get_by_test_id("picker")).to_have_count(0)
+
+
+def test_picker_escape_cancels(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    page.get_by_test_id("card-5").click()
+    expect(page.get_by_test_id("picker")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("picker")).to_have_count(0)
+    assert [f for f in site.sent if f["type"] == "play"] == []
+
+
+def test_targeted_card_asks_color_then_seat(make_page: Callable[..., Page]) -> None:
+    view = fv.classic_view(now_ms())
+    view["you"]["hand"].append(fv.card(90, None, "wild_targeted_draw2"))
+    view["you"]["moves"]["play"] = [
+        {"card": 90, "colors": ["red", "yellow", "green", "blue"], "targets": [1, 2, 3]}
+    ]
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    page.get_by_test_id("card-90").click()
+    page.get_by_test_id("pick-color-green").click()
+    expect(page.get_by_test_id("pick-target-2")).to_contain_text("Bot 3")
+    page.get_by_test_id("pick-target-2").click()
+    frame = wait_sent(page, site, "play")
+    assert (frame["card"], frame["color"], frame["target"]) == (90, "green", 2)
+
+
+def test_uno_toggle_rides_on_the_play_and_declares_after(make_page: Callable[..., Page]) -> None:
+    view = fv.classic_view(now_ms())
+    view["you"]["hand"] = view["you"]["hand"][:2]
+    view["you"]["moves"].update(play=[{"card": 1, "colors": None, "targets": None}], uno=True)
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    uno = page.get_by_test_id("uno-btn")
+    expect(uno).to_have_attribute("data-mode", "arm")
+    uno.click()
+    expect(uno).to_have_attribute("aria-pressed", "true")
+    page.get_by_test_id("card-1").click()
+    assert wait_sent(page, site, "play")["uno"] is True
+
+    after = fv.classic_view(now_ms())
+    after["you"]["hand"] = after["you"]["hand"][1:2]
+    after["you"]["moves"].update(play=[], uno=True, draw=False, catch=[])
+    after["state"]["turn"] = 1
+    site.push_event(
+        {"kind": "card_played", "seat": 0, "card": fv.card(1, "red", "number", 5)}, after
+    )
+    expect(uno).to_have_attribute("data-mode", "declare")
+    uno.click()
+    assert wait_sent(page, site, "uno")["type"] == "uno"
+
+
+def test_jump_in_choose_and_catch(make_page: Callable[..., Page]) -> None:
+    view = fv.classic_view(now_ms())
+    view["state"].update(turn=2, phase="play")
+    view["state"]["deadlines"]["turn"] = {"seat": 2, "at": now_ms() + 9000}
+    view["you"]["moves"].update(play=[{"card": 1, "colors": None, "targets": None}], draw=False)
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    expect(page.get_by_test_id("turn-status")).to_have_attribute("data-mine", "false")
+    expect(page.get_by_test_id("seat-2-timer")).to_be_visible()
+    expect(page.get_by_test_id("card-1")).to_have_class("card c-red legal jump")
+    page.get_by_test_id("catch-1").click()
+    assert wait_sent(page, site, "catch")["seat"] == 1
+    page.get_by_test_id("card-1").click()
+    assert wait_sent(page, site, "play")["card"] == 1
+
+    choose = fv.classic_view(now_ms())
+    choose["state"]["phase"] = "choose"
+    choose["you"]["moves"].update(
+        play=[], draw=False, catch=[], choose=["red", "yellow", "green", "blue"]
+    )
+    site.push_event({"kind": "round_started", "round": 1, "dealer": 3}, choose)
+    page.get_by_test_id("choose-green").click()
+    assert wait_sent(page, site, "choose")["color"] == "green"
+
+
+def test_reconnects_with_since_after_the_socket_closes(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("conn")).to_have_attribute("data-state", "online")
+    hello = wait_sent(page, site, "hello")
+    assert hello["token"] == "t0" and hello["since"] is None
+    site.sent.clear()
+    site.sockets[-1].close(code=1012)
+    expect(page.get_by_test_id("conn")).not_to_have_attribute("data-state", "online")
+    hello = wait_sent(page, site, "hello")
+    assert hello["since"] == 12
+    expect(page.get_by_test_id("conn")).to_have_attribute("data-state", "online")
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+
+
+def test_events_reach_the_log_and_the_live_region(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    after = fv.classic_view(now_ms())
+    after["seats"][2]["hand_count"] = 3
+    site.push_event(
+        {"kind": "card_played", "seat": 2, "card": fv.card(60, "red", "skip"), "color": "red"},
+        after,
+    )
+    expect(page.get_by_test_id("live")).to_contain_text("Bot 3 played Red Skip")
+    expect(page.get_by_test_id("event-log")).to_contain_text("Bot 3 played Red Skip")
+    expect(page.get_by_test_id("seat-2")).to_have_attribute("data-count", "3")
+
+
+def test_summary_shows_hands_points_and_the_record_link(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    over = fv.classic_view(now_ms())
+    over["status"] = "round_over"
+    over["seats"][0]["score"] = 79
+    over["you"]["moves"] = {"play": [], "start": True}
+    site.push_event(fv.round_ended_event(), over)
+    summary = page.get_by_test_id("round-summary")
+    expect(summary).to_be_visible()
+    expect(page.get_by_test_id("summary-points-0")).to_have_text("79")
+    expect(page.get_by_test_id("summary-seat-2").locator(".card")).to_have_count(1)
+    expect(page.get_by_test_id("match-link")).to_have_attribute("href", "/api/matches/m1")
+    page.get_by_test_id("next-round-btn").click()
+    assert wait_sent(page, site, "start")["type"] == "start"
+
+
+def test_spectator_sees_no_hand_and_cannot_chat(make_page: Callable[..., Page]) -> None:
+    view = fv.classic_view(now_ms())
+    view["you"] = None
+    page = make_page()
+    site = FakeSite(page, view, role="spectator")
+    site.open_room()
+    expect(page.get_by_test_id("spectator-badge")).to_be_visible()
+    expect(page.get_by_test_id("hand")).to_have_count(0)
+    expect(page.get_by_test_id("chat-input")).to_have_count(0)
+    expect(page.get_by_test_id("seat-0")).to_be_visible()
+
+
+@pytest.mark.parametrize("lang", ["fa", "en"])
+def test_phone_layout_fits_and_mirrors(
+    make_page: Callable[..., Page], artifacts: Path, lang: str
+) -> None:
+    page = make_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang=lang)
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    cards = page.get_by_test_id("hand").locator(".card")
+    first = cards.nth(0).bounding_box()
+    second = cards.nth(1).bounding_box()
+    assert first and second
+    rtl = lang == "fa"
+    expect(page.locator("html")).to_have_attribute("dir", "rtl" if rtl else "ltr")
+    assert (first["x"] > second["x"]) == rtl
+    page.get_by_test_id("card-1").tap()
+    assert wait_sent(page, site, "play")["card"] == 1
+    page.screenshot(path=str(artifacts / f"render-phone-{lang}.png"), full_page=True)
+
+
+def test_language_switcher_changes_strings_and_direction(make_page: Callable[..., Page]) -> None:
+    page = make_page(locale="tr-TR")
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("start-btn")).to_have_text("Oyunu başlat")
+    page.get_by_test_id("lang").select_option("fa")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.get_by_test_id("start-btn")).to_have_text("شروع بازی")
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("lang", "fa")
