@@ -13,7 +13,6 @@ from app.engine.legal import (
     needs_color,
     needs_target,
     play_error,
-    playable_cards,
 )
 from app.engine.scoring import end_round
 from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_SAFE, PendingChallenge, State
@@ -468,9 +467,6 @@ def do_catch(ctx: Ctx, seat: int | None, act: Catch) -> None:
 
 def false_catch(ctx: Ctx, seat: int, target: int) -> None:
     """RULES 13: a wrong catch costs the catcher `false_catch_penalty` (the error still goes)."""
-    ctx.emit("uno_caught", {"seat": target, "by": seat, "penalty": 0, "false_catch": True})
-    take_cards(ctx, seat, ctx.st.settings.false_catch_penalty, "false_catch")
-
-
-def turn_playable(st: State, seat: int) -> bool:
-    return bool(playable_cards(st, seat))
+    penalty = ctx.st.settings.false_catch_penalty
+    ctx.emit("false_catch", {"seat": seat, "target": target, "penalty": penalty})
+    take_cards(ctx, seat, penalty, "false_catch")
