@@ -124,6 +124,28 @@ async def test_rounds_completed_while_the_database_is_down_are_stored_once_after
         await outage.close()
 
 
+async def test_a_server_started_during_an_outage_migrates_and_delivers_when_it_ends(
+    database: Database,
+) -> None:
+    outage = Outage(database)
+    url = await outage.open()
+    recorder = database.recorder(url, write_timeout=WRITE_TIMEOUT)  # creates the data folder
+    await outage.cut()
+    try:
+        await recorder.start()  # does not fail: the rounds wait in the outbox
+        records = match_rounds(POINTS[:2])
+        for r in records:
+            assert await _timed(recorder.round_completed(r)) < WRITE_TIMEOUT + 0.5
+        assert recorder.outbox_size() == 2
+        await outage.restore()
+        recorder.wake_delivery()
+        await wait_until_delivered(recorder)
+        assert await recorder.get_match("match-1") == expected_body(records, finished=False)
+        assert await count_rows(recorder, Round, "match-1") == 2
+    finally:
+        await outage.close()
+
+
 async def test_a_stalled_database_does_not_stall_the_round_end(postgres_only: Database) -> None:
     db = postgres_only
     proxy = TcpProxy(make_url(db.url).port or 5432)

@@ -180,3 +180,20 @@ async def test_a_repeat_that_adds_the_match_end_finishes_the_match(database: Dat
     recorder.wake_delivery()
     await wait_until_delivered(recorder)
     assert await recorder.get_match("match-2") == expected_body([later[0], final], finished=True)
+
+
+async def test_write_behind_mode_stores_every_round_once_through_the_outbox(
+    database: Database,
+) -> None:
+    records = match_rounds(POINTS, finished=True)
+    recorder = database.recorder(write_behind=True)
+    await recorder.start()
+    for r in records:
+        await recorder.round_completed(r)
+        await recorder.round_completed(r)
+        # readable at once, from the outbox or the database
+        body = await recorder.get_match("match-1")
+        assert body is not None and body["rounds"][-1]["number"] == r.number
+    await wait_until_delivered(recorder)
+    assert await recorder.get_match("match-1") == expected_body(records, finished=True)
+    assert await count_rows(recorder, Round, "match-1") == len(records)
