@@ -160,8 +160,12 @@ function setView(view, version) {
   if (!moves?.play?.length) S.unoArmed = false;
 }
 
-function onEvent(ev, version) {
+function onEvent(ev, version, before) {
   addLog(ev, version, true);
+  const seat = S.view?.you?.seat;
+  const turnNow = S.view?.status === 'playing' && seat != null && S.view.state?.turn === seat;
+  const turnBefore = before?.status === 'playing' && before.state?.turn === seat;
+  if (turnNow && !turnBefore) announce(t('table.your_turn'));
   if (ev.kind === 'chat') S.chat.push({ seat: ev.seat, name: ev.name, text: ev.text, version });
   if (ev.kind === 'round_ended') { S.summary = ev; S.summaryHidden = false; }
   if (ev.kind === 'match_ended') { S.matchEnd = ev; S.summaryHidden = false; }

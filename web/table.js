@@ -301,7 +301,7 @@ function scoreboard(S) {
   const scoring = view.settings?.scoring;
   return h('div', { class: 'panel scoreboard', testid: 'scoreboard' },
     h('h2', {}, t('score.title')),
-    scoring && scoring !== 'none' && target ? h('p', { class: 'muted' }, t(scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: target })) : null,
+    scoring && scoring !== 'none' && target ? h('p', { class: 'muted' }, t(scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: formatNumber(target) })) : null,
     h('table', { class: 'scores' },
       h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `score-${seat.seat}` },
         h('td', {}, seat.name),
@@ -332,6 +332,8 @@ function summaryOverlay(S, actions) {
   const matchId = ev?.match_id || S.matchEnd?.match_id || view.match_id;
   const target = view.settings?.target_score;
   const scores = ev?.scores || view.seats.map((x) => x.score ?? 0);
+  // The next round (or match) is dealt by itself at this time, when the room has a pause set.
+  const nextAt = view.state?.deadlines?.next_round?.at ?? null;
   return h('div', { class: 'overlay' }, h('div', {
     class: 'panel summary', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'summary-title', testid: 'round-summary',
   },
@@ -345,11 +347,12 @@ function summaryOverlay(S, actions) {
       h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
       h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
       h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
-  target && view.settings?.scoring !== 'none' ? h('p', { class: 'muted' }, t('score.target', { n: target })) : null,
+  target && view.settings?.scoring !== 'none' ? h('p', { class: 'muted' }, t('score.target', { n: formatNumber(target) })) : null,
   h('div', { class: 'row' },
     matchId ? h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
     canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
       t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted' }, t('summary.waiting')),
+    nextAt ? ring(nextAt, (view.settings?.next_round_seconds || 10) * 1000, 'next-round-timer') : null,
     h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: () => { S.summaryHidden = true; actions.render(); } }, t('summary.close')))));
 }
 

@@ -19,6 +19,7 @@ class FakeSite:
         self.role = role
         self.sent: list[dict[str, Any]] = []
         self.sockets: list[Any] = []
+        self.requests: list[Any] = []  # bodies of POST /api/rooms
         page.route(f"{ORIGIN}/**", self._http)
         page.route_web_socket("ws://uno.test/ws/rooms/*", self._socket)
 
@@ -33,6 +34,19 @@ class FakeSite:
                 route.fulfill(status=200, body=file.read_bytes(), headers={"content-type": ctype})
                 return
             route.fulfill(status=404, body="")
+            return
+        if path == "/api/rooms" and route.request.method == "POST":
+            self.requests.append(route.request.post_data_json)
+            route.fulfill(
+                status=201,
+                json={
+                    "room": "NEWROOM",
+                    "url": "/r/NEWROOM",
+                    "player_id": "p0",
+                    "seat": 0,
+                    "token": "t-new",
+                },
+            )
             return
         if path.startswith("/api/"):
             route.fulfill(

@@ -285,3 +285,52 @@ def test_language_switcher_changes_strings_and_direction(make_page: Callable[...
     expect(page.get_by_test_id("start-btn")).to_have_text("شروع بازی")
     page.reload()
     expect(page.locator("html")).to_have_attribute("lang", "fa")
+
+
+def test_home_creates_a_room_with_changed_settings_only(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    page.goto("http://uno.test/")
+    page.get_by_test_id("create-name").fill("Ayşe")
+    page.get_by_test_id("create-settings").locator("summary").click()
+    page.get_by_test_id("create-custom-add").click()
+    page.get_by_test_id("create-custom-0-effect").select_option("all_others_draw")
+    page.get_by_test_id("create-custom-0-n").fill("3")
+    page.get_by_test_id("create-custom-0-n").press("Tab")
+    page.get_by_test_id("create-custom-0-label").fill("Herkes çeker")
+    page.get_by_test_id("create-custom-0-label").press("Tab")
+    page.get_by_test_id("create-jump_in").check()
+    page.get_by_test_id("create-draw").select_option("until_playable")
+    page.get_by_test_id("create-max_draw").fill("5")
+    page.get_by_test_id("create-max_draw").press("Tab")
+    page.get_by_test_id("create-btn").click()
+    expect(page).to_have_url("http://uno.test/r/NEWROOM")
+    assert site.requests == [
+        {
+            "name": "Ayşe",
+            "settings": {
+                "custom_wilds": [{"effect": "all_others_draw", "n": 3, "label": "Herkes çeker"}],
+                "jump_in": True,
+                "draw": "until_playable",
+                "max_draw": 5,
+            },
+        }
+    ]
+    stored = page.evaluate("JSON.parse(localStorage.getItem('uno.session.NEWROOM'))")
+    assert stored["token"] == "t-new" and stored["seat"] == 0
+    wait_sent(page, site, "hello")
+
+
+def test_custom_wilds_are_dropped_outside_the_gdj85_deck(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    page.goto("http://uno.test/")
+    page.get_by_test_id("create-name").fill("Mikko")
+    page.get_by_test_id("create-settings").locator("summary").click()
+    page.get_by_test_id("create-custom-add").click()
+    page.get_by_test_id("create-variant").select_option("flip")
+    expect(page.get_by_test_id("create-custom-wilds")).to_have_count(0)
+    expect(page.get_by_test_id("create-flip_discard")).to_be_visible()
+    page.get_by_test_id("create-btn").click()
+    expect(page).to_have_url("http://uno.test/r/NEWROOM")
+    assert site.requests[-1]["settings"] == {"variant": "flip"}
