@@ -55,7 +55,8 @@ def _choose_dealer(ctx: Ctx) -> int:
             ids = list(range(len(faces)))
             ctx.rng.shuffle(ids)
             drawn = {s: ids[i] for i, s in enumerate(contenders)}
-            draws.append([{"seat": s, "card": card_json(st.deck, 0, c)} for s, c in drawn.items()])
+            # faces only: these cards go back into the deck, their ids would leak later
+            draws.append([{"seat": s, "card": faces[c].to_json()} for s, c in drawn.items()])
             value = {s: faces[c].value or 0 for s, c in drawn.items()}
             best = max(value.values())
             contenders = [s for s in contenders if value[s] == best]
