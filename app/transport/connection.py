@@ -73,6 +73,7 @@ class Connection:
         self._outbox: asyncio.Queue[_Item] = asyncio.Queue()
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
         self._task: asyncio.Task[None] | None = None
+        self._catch_up_queued = False
 
     # --- what the endpoint, the hub and the room ask for ----------------------------------
 
@@ -81,7 +82,10 @@ class Connection:
         self._task = asyncio.create_task(self._run())
 
     def notify(self, version: int) -> None:
-        if version > self.version:
+        # One queued catch-up reads everything up to the newest version, so a slow client
+        # holds one item per notification burst, not one per event.
+        if version > self.version and not self._catch_up_queued:
+            self._catch_up_queued = True
             self._outbox.put_nowait(_CatchUp(version))
 
     def ack(self, command_id: str, version: int) -> None:
@@ -109,7 +113,8 @@ class Connection:
                 if isinstance(item, _Resume):
                     await self._resume(item.since)
                 elif isinstance(item, _CatchUp):
-                    await self._catch_up(item.version)
+                    self._catch_up_queued = False
+                    await self._catch_up_to_latest()
                 elif isinstance(item, _Ack):
                     await self._catch_up(item.version)
                     await self._send(
@@ -149,6 +154,9 @@ class Connection:
             await self._send(self._event_frame(event))
             self.version = event.version
         await self._welcome(state, fill_log=False)
+
+    async def _catch_up_to_latest(self) -> None:
+        await self._catch_up(self.version + 1)
 
     async def _catch_up(self, target: int) -> None:
         if self.version >= target:

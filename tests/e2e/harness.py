@@ -93,6 +93,8 @@ class LeakAuditor:
         secret = keys_of(frame) & SECRET_KEYS
         if secret:
             self.problems.append(f"secret keys {sorted(secret)} in a {frame.get('type')} frame")
+        if frame.get("type") == "welcome":
+            seat = frame["you"]["seat"]
         version = frame.get("version")
         if frame.get("type") not in ("event", "welcome") or not isinstance(version, int):
             if card_ids(frame):
@@ -163,7 +165,8 @@ class Client:
         if frame["type"] in ("event", "welcome"):
             self.view = frame["view"]
             self.version = frame["version"]
-            self.versions.append(frame["version"])
+            if not self.versions or self.versions[-1] != frame["version"]:
+                self.versions.append(frame["version"])
         return frame
 
     async def until(
@@ -202,7 +205,14 @@ class Client:
         return got
 
     async def close(self) -> None:
-        await self.ws.close()
+        """Close, auditing whatever the server still sends until the closing handshake."""
+        closer = asyncio.create_task(self.ws.close())
+        with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
+            while True:
+                raw = await asyncio.wait_for(self.ws.recv(), RECV_TIMEOUT)
+                assert isinstance(raw, str)
+                await self.auditor.check(self.room, self.seat, raw)
+        await closer
 
 
 @dataclass
@@ -212,6 +222,7 @@ class Harness:
     service: RoomService
     auditor: LeakAuditor
     clients: list[Client] = field(default_factory=list)
+    seats: dict[str, int] = field(default_factory=dict)  # token → seat, for the auditor
 
     @property
     def ws_base(self) -> str:
@@ -227,6 +238,7 @@ class Harness:
         assert response.status_code == 201, response.text
         created: dict[str, Any] = response.json()
         self.auditor.tokens.add(created["token"])
+        self.seats[created["token"]] = created["seat"]
         return created
 
     async def join(self, room: str, name: str) -> dict[str, Any]:
@@ -234,6 +246,7 @@ class Harness:
         assert response.status_code == 201, response.text
         joined: dict[str, Any] = response.json()
         self.auditor.tokens.add(joined["token"])
+        self.seats[joined["token"]] = joined["seat"]
         return joined
 
     async def spectate(self, room: str) -> str:
@@ -264,6 +277,7 @@ class Harness:
     async def connect(self, room: str, token: str, since: int | None = None) -> Client:
         """Open a socket, say hello and read up to the welcome."""
         client = await self.open(room)
+        client.seat = self.seats.get(token)  # frames replayed before the welcome need it
         await client.send({"type": "hello", "token": token, "since": since})
         await client.until(lambda f: f["type"] == "welcome")
         return client
@@ -280,6 +294,7 @@ async def running_server(config: AppSettings) -> AsyncIterator[Harness]:
     app = create_app(config)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(
@@ -358,3 +373,50 @@ async def play_scripted(client: Client, stop_kind: str = "round_ended") -> None:
 def consecutive(versions: Iterable[int]) -> bool:
     seq = list(versions)
     return all(b == a + 1 for a, b in itertools.pairwise(seq))
+
+
+# --- exact deals (test hooks) ---------------------------------------------------------------
+
+
+def spec(text: str) -> tuple[str | None, str, int | None]:
+    """'red 5' → ('red', 'number', 5); 'blue skip'; 'wild'; 'wild_draw4'."""
+    parts = text.split()
+    if len(parts) == 1:
+        return None, parts[0], None
+    color, word = parts
+    if word.isdigit():
+        return color, "number", int(word)
+    return color, word, None
+
+
+def deal_order(
+    deck: list[dict[str, Any]], hands: list[list[str]], top: str, dealer: int
+) -> tuple[list[int], list[list[int]], int]:
+    """A `deck_order` giving seat s exactly `hands[s]` (padded with unused cards up to 7) and
+    `top` as the first discard. Returns (order, the hands' ids, the top's id)."""
+    free = list(deck)
+
+    def take(text: str) -> int:
+        want = spec(text)
+        for card in free:
+            if (card["color"], card["kind"], card["value"]) == want:
+                free.remove(card)
+                return int(card["id"])
+        raise LookupError(text)
+
+    ids = [[take(t) for t in hand] for hand in hands]
+    top_id = take(top)
+    # Padding: plain numbers of a color nobody named, so they never match by accident.
+    for hand in ids:
+        while len(hand) < 7:
+            card = next(c for c in free if c["kind"] == "number" and c["color"] == "yellow")
+            free.remove(card)
+            hand.append(int(card["id"]))
+    n = len(hands)
+    order: list[int] = []
+    for k in range(7 * n):
+        seat = (dealer + 1 + k) % n
+        order.append(ids[seat][k // n])
+    order.append(top_id)
+    order.extend(int(c["id"]) for c in free)
+    return order, ids, top_id

@@ -1,0 +1,38 @@
+"""Bots fill seats and play whole matches on their own."""
+
+from __future__ import annotations
+
+from e2e.harness import Harness, consecutive
+
+
+async def test_four_bots_play_a_whole_match_to_the_target(server: Harness) -> None:
+    settings = {
+        "target_score": 50,
+        "bot_delay_ms": 0,
+        "turn_seconds": 0,
+        "next_round_seconds": 1,
+        "dealer": 0,
+    }
+    host = await server.create_room("Host", settings)
+    room = host["room"]
+    seated = await server.connect(room, host["token"])
+    for _ in range(3):
+        assert (await seated.act("add_bot"))["type"] == "ack"
+    spectator = await server.connect(room, await server.spectate(room))
+    assert (await seated.act("start"))["type"] == "ack"
+    # The host walks away: a bot keeps the seat, so four bots play on with no help.
+    assert (await seated.act("leave"))["type"] == "ack"
+    await seated.close()
+
+    ended = await spectator.event("match_ended", timeout=40)
+    scores = ended["event"]["scores"]
+    assert max(scores) >= 50
+    assert ended["event"]["winner"] == scores.index(max(scores))
+    assert all(seat["bot"] for seat in ended["view"]["seats"])
+    assert consecutive(spectator.versions)
+    rounds = [f for f in spectator.frames if f.get("event", {}).get("kind") == "round_ended"]
+    assert rounds and rounds[-1]["event"]["scores"] == scores
+    match = (await server.http.get(f"/api/matches/{ended['view']['match_id']}")).json()
+    assert match["status"] == "finished"
+    assert match["winner"] == ended["event"]["winner"]
+    assert len(match["rounds"]) == len(rounds)

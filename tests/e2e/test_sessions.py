@@ -1,0 +1,158 @@
+"""Handshake, resume, replacement of a seat's socket, duplicate command ids."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import websockets
+
+from e2e.harness import Harness, consecutive, deal_order
+
+STABLE_STATE_KEYS = ("top", "color", "side", "direction", "turn", "draw_count", "phase")
+
+
+async def _two_player_round(server: Harness) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    host = await server.create_room("Ayşe", {"turn_seconds": 0})
+    room = host["room"]
+    guest = await server.join(room, "Mikko")
+    order, _, _ = deal_order(
+        await server.deck(room), [["red 3", "red 4"], ["red 6", "red 7"]], "red 5", dealer=1
+    )
+    a = await server.connect(room, host["token"])
+    await a.act("settings", settings={"dealer": 1, "deck_order": order})
+    await a.act("start")
+    return room, host, guest
+
+
+def _same_table(before: dict[str, Any], after: dict[str, Any]) -> None:
+    assert after["you"]["hand"] == before["you"]["hand"]
+    assert after["you"]["moves"] == before["you"]["moves"]
+    for key in STABLE_STATE_KEYS:
+        assert after["state"][key] == before["state"][key], key
+    assert [s["hand_count"] for s in after["seats"]] == [s["hand_count"] for s in before["seats"]]
+
+
+async def test_resume_with_since_replays_missed_events_then_welcome(server: Harness) -> None:
+    room, host, guest = await _two_player_round(server)
+    b = await server.connect(room, guest["token"])
+    seen = b.version
+    before = b.view
+    assert before is not None
+    await b.close()
+    a = server.clients[0]
+    await a.event("disconnected")
+    assert (await a.act("chat", text="are you there?"))["type"] == "ack"
+
+    again = await server.open(room)
+    again.seat = 1
+    await again.send({"type": "hello", "token": guest["token"], "since": seen})
+    welcome = await again.until(lambda f: f["type"] == "welcome")
+    replayed = [f for f in again.frames if f["type"] == "event"]
+    kinds = [f["event"]["kind"] for f in replayed]
+    assert kinds[:2] == ["disconnected", "chat"]
+    assert consecutive([seen, *again.versions])
+    assert welcome["version"] == replayed[-1]["version"]
+    assert again.view is not None
+    _same_table(before, again.view)
+    if "connected" not in kinds:  # the reconnection itself, announced after the welcome
+        await again.event("connected")
+
+
+async def test_resume_without_history_sends_a_fresh_welcome(server: Harness) -> None:
+    room, host, guest = await _two_player_round(server)
+    b = await server.connect(room, guest["token"])
+    before = b.view
+    assert before is not None
+    await b.close()
+    fresh = await server.connect(room, guest["token"], since=None)
+    assert [f["type"] for f in fresh.frames] == ["welcome"]
+    assert fresh.view is not None
+    _same_table(before, fresh.view)
+    # A `since` from the future is not in the history either: welcome alone.
+    future = await server.connect(room, guest["token"], since=10_000)
+    assert [f["type"] for f in future.frames] == ["welcome"]
+
+
+async def test_second_socket_replaces_the_first(server: Harness) -> None:
+    room, host, guest = await _two_player_round(server)
+    first = await server.connect(room, guest["token"])
+    second = await server.connect(room, guest["token"])
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await first.until(lambda f: False, timeout=2)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4409
+    # The seat stays connected (no disconnected/connected pair) and the new socket works.
+    assert (await second.act("chat", text="moved tabs"))["type"] == "ack"
+    summary = await server.summary(room)
+    assert summary["seats"][1]["connected"] is True
+    kinds = [f["event"]["kind"] for f in second.frames if f["type"] == "event"]
+    assert "disconnected" not in kinds
+
+
+async def test_resent_command_id_is_applied_once(server: Harness) -> None:
+    room, host, guest = await _two_player_round(server)
+    a = server.clients[0]
+    assert a.view is not None
+    card = a.view["you"]["moves"]["play"][0]["card"]
+    frame = {"type": "play", "id": "once", "card": card}
+    await a.send(frame)
+    first = await a.reply("once")
+    assert first["type"] == "ack"
+    version = await server.version(room)
+    await a.send(frame)
+    second = await a.reply("once")
+    assert second == first
+    assert await server.version(room) == version
+    # Same after a reconnect: the id cache belongs to the player, not to the socket.
+    await a.close()
+    back = await server.connect(room, host["token"])
+    await back.send(frame)
+    assert await back.reply("once") == first
+
+
+async def test_hello_must_come_first_and_in_time(server: Harness) -> None:
+    host = await server.create_room("Ayşe")
+    room = host["room"]
+    silent = await server.open(room)
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await silent.recv(timeout=3)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+
+    wrong = await server.open(room)
+    await wrong.send({"type": "hello", "token": "not-a-token", "since": None})
+    error = await wrong.recv()
+    assert error["type"] == "error" and error["code"] == "unauthorized"
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await wrong.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+
+    rude = await server.open(room)
+    await rude.send({"type": "draw", "id": "c1"})
+    assert (await rude.recv())["code"] == "unauthorized"
+    with pytest.raises(websockets.ConnectionClosed):
+        await rude.recv()
+
+    elsewhere = await server.open("no-such-room")
+    await elsewhere.send({"type": "hello", "token": host["token"], "since": None})
+    assert (await elsewhere.recv())["code"] == "unauthorized"
+
+
+async def test_origin_allowlist(server: Harness) -> None:
+    host = await server.create_room("Ayşe")
+    room = host["room"]
+    with pytest.raises(websockets.InvalidStatus):
+        await server.open(room, Origin="https://evil.example")
+    same = await server.open(room, Origin=server.base)
+    await same.send({"type": "hello", "token": host["token"], "since": None})
+    assert (await same.recv())["type"] == "welcome"
+
+
+async def test_ping_pong(server: Harness) -> None:
+    host = await server.create_room("Ayşe")
+    client = await server.connect(host["room"], host["token"])
+    loop = asyncio.get_running_loop()
+    del loop
+    await client.send({"type": "ping"})
+    pong = await client.until(lambda f: f["type"] == "pong")
+    assert isinstance(pong["server_time"], int) and pong["server_time"] > 1_700_000_000_000
