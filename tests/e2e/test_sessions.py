@@ -35,7 +35,7 @@ def _same_table(before: dict[str, Any], after: dict[str, Any]) -> None:
 
 
 async def test_resume_with_since_replays_missed_events_then_welcome(server: Harness) -> None:
-    room, host, guest = await _two_player_round(server)
+    room, _host, guest = await _two_player_round(server)
     b = await server.connect(room, guest["token"])
     seen = b.version
     before = b.view
@@ -61,7 +61,7 @@ async def test_resume_with_since_replays_missed_events_then_welcome(server: Harn
 
 
 async def test_resume_without_history_sends_a_fresh_welcome(server: Harness) -> None:
-    room, host, guest = await _two_player_round(server)
+    room, _host, guest = await _two_player_round(server)
     b = await server.connect(room, guest["token"])
     before = b.view
     assert before is not None
@@ -76,7 +76,7 @@ async def test_resume_without_history_sends_a_fresh_welcome(server: Harness) -> 
 
 
 async def test_second_socket_replaces_the_first(server: Harness) -> None:
-    room, host, guest = await _two_player_round(server)
+    room, _host, guest = await _two_player_round(server)
     first = await server.connect(room, guest["token"])
     second = await server.connect(room, guest["token"])
     with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -91,7 +91,7 @@ async def test_second_socket_replaces_the_first(server: Harness) -> None:
 
 
 async def test_resent_command_id_is_applied_once(server: Harness) -> None:
-    room, host, guest = await _two_player_round(server)
+    room, host, _guest = await _two_player_round(server)
     a = server.clients[0]
     assert a.view is not None
     card = a.view["you"]["moves"]["play"][0]["card"]
