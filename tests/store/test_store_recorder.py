@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+import pytest
+
 from app.store.sql.models import MatchScore, Round, RoundPlayer
 from app.store.sql.outbox import Outbox
 
@@ -197,3 +199,20 @@ async def test_write_behind_mode_stores_every_round_once_through_the_outbox(
     await wait_until_delivered(recorder)
     assert await recorder.get_match("match-1") == expected_body(records, finished=True)
     assert await count_rows(recorder, Round, "match-1") == len(records)
+
+
+async def test_a_record_the_database_keeps_refusing_is_set_aside_and_delivery_goes_on(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("app.store.sql.recorder.RETRY_MIN_S", 0.01)
+    bad = dataclasses.replace(match_rounds(POINTS[:1], match_id="bad")[0], players=())
+    good = match_rounds(POINTS[:2], match_id="good")
+    recorder = database.recorder()
+    await recorder.start()
+    await recorder.round_completed(bad)  # refused: no seats to credit the scores to
+    for r in good:
+        await recorder.round_completed(r)  # queued behind it
+    await wait_until_delivered(recorder)
+    assert await recorder.outbox.set_aside() == [("bad", 1, "KeyError")]
+    assert await recorder.get_match("good") == expected_body(good, finished=False)
+    assert await count_rows(recorder, Round, "bad") == 0

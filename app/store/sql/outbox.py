@@ -51,6 +51,16 @@ OUTBOX = Table(
     Column("body", Text, nullable=False),
     UniqueConstraint("match_id", "number"),
 )
+# Records a reachable database refused again and again, kept for an operator to look at.
+SET_ASIDE = Table(
+    "set_aside",
+    _metadata,
+    Column("seq", Integer, primary_key=True),
+    Column("match_id", String, nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("error", String, nullable=False),
+    Column("body", Text, nullable=False),
+)
 
 
 class Outbox:
@@ -106,6 +116,20 @@ class Outbox:
     async def remove(self, seq: int) -> None:
         await asyncio.to_thread(self._remove, seq)
 
+    async def quarantine(self, seq: int, error: str) -> None:
+        """Move a record the database keeps refusing out of the delivery queue."""
+        await asyncio.to_thread(self._quarantine, seq, error)
+
+    async def set_aside(self) -> list[tuple[str, int, str]]:
+        """(match_id, number, error) of every record set aside."""
+        rows = await asyncio.to_thread(
+            self._select,
+            select(SET_ASIDE.c.match_id, SET_ASIDE.c.number, SET_ASIDE.c.error).order_by(
+                SET_ASIDE.c.seq
+            ),
+        )
+        return [(row.match_id, row.number, row.error) for row in rows]
+
     # --- in the worker thread ---
 
     def _open(self) -> None:
@@ -160,6 +184,18 @@ class Outbox:
     def _select(self, query: Any) -> list[Any]:
         with self._lock, self._require().connect() as conn:
             return list(conn.execute(query).all())
+
+    def _quarantine(self, seq: int, error: str) -> None:
+        with self._lock, self._require().begin() as conn:
+            row = conn.execute(select(OUTBOX).where(OUTBOX.c.seq == seq)).first()
+            if row is None:
+                return
+            conn.execute(
+                insert(SET_ASIDE).values(
+                    seq=seq, match_id=row.match_id, number=row.number, error=error, body=row.body
+                )
+            )
+            self._count -= conn.execute(delete(OUTBOX).where(OUTBOX.c.seq == seq)).rowcount
 
     def _remove(self, seq: int) -> None:
         with self._lock, self._require().begin() as conn:

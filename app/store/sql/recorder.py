@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.store.recorder import PlayerRecord, RecorderUnavailable, RoundRecord
@@ -36,6 +37,7 @@ READ_TIMEOUT_S = 3.0
 RETRY_MIN_S = 0.2
 RETRY_MAX_S = 5.0
 KNOWN_MATCHES_MAX = 10_000
+MAX_REJECTIONS = 5
 CLOSE_GRACE_S = 3.0  # how long close() lets timed-out writes clean up
 
 
@@ -62,6 +64,7 @@ class SqlRecorder:
         self._delivery: asyncio.Task[None] | None = None
         self._abandoned: set[asyncio.Future[Any]] = set()  # timed-out writes still cleaning up
         self._known_matches: set[str] = set()  # matches this process has seen committed
+        self._rejections: dict[int, int] = {}  # outbox seq → refusals by a reachable database
 
     # --- lifecycle ---
 
@@ -220,6 +223,14 @@ class SqlRecorder:
         self._remember_match(record.match_id)
         return stored
 
+    async def _rejected(self, seq: int, exc: Exception) -> bool:
+        """True when a reachable database refused this record MAX_REJECTIONS times running:
+        bad data, not an outage (an unreachable database never counts against a record)."""
+        if _transient(exc) or not await self.healthy():
+            return False
+        self._rejections[seq] = self._rejections.get(seq, 0) + 1
+        return self._rejections[seq] >= MAX_REJECTIONS
+
     def _remember_match(self, match_id: str) -> None:
         if len(self._known_matches) >= KNOWN_MATCHES_MAX:
             self._known_matches.clear()  # a cache: forgetting costs six idempotent statements
@@ -243,7 +254,23 @@ class SqlRecorder:
 
     async def _deliver_outbox(self) -> None:
         for seq, record in await self.outbox.pending():
-            stored = await self._timed(self._write_round(record))
+            try:
+                stored = await self._timed(self._write_round(record))
+            except Exception as exc:
+                if not await self._rejected(seq, exc):
+                    raise
+                # FIFO delivery must not stall behind a record the database will never take.
+                await self.outbox.quarantine(seq, _kind(exc))
+                log.error(
+                    "outbox: round %d of match %s rejected %d times (%s); set aside in %s",
+                    record.number,
+                    record.match_id,
+                    MAX_REJECTIONS,
+                    _kind(exc),
+                    self.outbox.path,
+                )
+                continue
+            self._rejections.pop(seq, None)
             await self.outbox.remove(seq)
             log.info(
                 "outbox: round %d of match %s %s",
@@ -316,6 +343,13 @@ def _round_json(r: RoundRecord) -> dict[str, Any]:
         "points": list(r.points),
         "ended_at": r.ended_at,
     }
+
+
+def _transient(exc: Exception) -> bool:
+    """Errors of reaching the database (as opposed to the database refusing the data)."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    return isinstance(exc, TimeoutError | OSError | OperationalError | InterfaceError)
 
 
 def _kind(exc: BaseException) -> str:
