@@ -1,0 +1,299 @@
+"""Random legal play through the public engine API, with the invariants every step must keep.
+
+Used by the property tests, the bulk run, the determinism test and the golden replays. The
+driver behaves like the room: before a player acts it applies every timeout already due;
+now and then it lets time jump to the earliest deadline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app import engine
+from app.engine import (
+    Play,
+    Start,
+    State,
+    Timeout,
+    apply,
+    deadlines,
+    deck_listing,
+    legal_actions,
+    new_table,
+    parse_settings,
+    redact,
+    view,
+)
+from app.engine.actions import Action, Join
+from app.engine.events import Event
+
+from .helpers import T0, card_ids_in
+
+# --- random settings ----------------------------------------------------------------------
+
+EFFECTS_WITH_N = ("next_draws", "all_others_draw", "skip_next")
+EFFECTS = (*EFFECTS_WITH_N, "swap_hands", "rotate_hands", "discard_color", "reverse")
+BOOLS = (
+    "forced_play",
+    "no_voluntary_draw",
+    "stack_draw2",
+    "stack_draw4",
+    "stack_draw4_on_draw2",
+    "seven_zero",
+    "jump_in",
+    "bluffing",
+)
+
+
+def random_settings(r: random.Random, variant: str | None = None) -> dict[str, Any]:
+    """A valid random settings object: every house rule and mode may show up."""
+    s: dict[str, Any] = {"variant": variant or r.choice(("classic", "all_wild", "flip"))}
+    for key in BOOLS:
+        s[key] = r.random() < 0.4
+    s["draw"] = r.choice(("one", "until_playable"))
+    s["max_draw"] = r.choice((0, 1, 3, 10, 50))
+    s["first_card"] = r.choice(("official", "redraw_until_number", "apply_actions_reshuffle_wilds"))
+    s["scoring"] = r.choice(("winner_collects", "lowest_wins", "none"))
+    s["target_score"] = r.choice((50, 100, 200, 500))
+    s["uno_penalty"] = r.randint(0, 4)
+    s["false_catch_penalty"] = r.randint(0, 2)
+    s["turn_seconds"] = r.choice((0, 5, 30))
+    s["challenge_seconds"] = r.choice((3, 10))
+    s["uno_window_ms"] = r.choice((500, 3000))
+    s["afk_timeouts"] = r.randint(1, 3)
+    s["next_round_seconds"] = r.choice((0, 5))
+    s["flip_discard"] = r.choice(("whole_pile", "top_card"))
+    if s["variant"] == "classic":
+        s["deck"] = r.choice(("gdj85", "gdj85", "original"))
+        if s["deck"] == "gdj85":
+            wilds = []
+            for _ in range(r.randint(0, 3)):
+                effect = r.choice(EFFECTS)
+                entry: dict[str, Any] = {"effect": effect, "label": effect[:10]}
+                if effect in EFFECTS_WITH_N:
+                    entry["n"] = r.randint(1, 4)
+                wilds.append(entry)
+            s["custom_wilds"] = wilds
+    return s
+
+
+# --- actions as JSON (golden files) ---------------------------------------------------------
+
+
+def action_to_json(seat: int | None, action: Action, now: int) -> dict[str, Any]:
+    fields = {k: v for k, v in dataclasses.asdict(action).items() if v is not None}
+    return {"seat": seat, "now": now, "type": type(action).__name__, **fields}
+
+
+def action_from_json(data: Mapping[str, Any]) -> tuple[int | None, Action, int]:
+    cls = getattr(engine.actions, data["type"])
+    fields = {k: v for k, v in data.items() if k not in ("seat", "now", "type")}
+    return data["seat"], cls(**fields), int(data["now"])
+
+
+# --- the driver -----------------------------------------------------------------------------
+
+
+class Driver:
+    """One table under random legal play; `check` runs every invariant after every step."""
+
+    def __init__(
+        self,
+        settings: Mapping[str, Any],
+        n: int,
+        seed: int,
+        *,
+        check: bool = True,
+        record: bool = False,
+        on_step: Callable[[Driver, list[Event]], None] | None = None,
+    ) -> None:
+        self.settings = dict(settings)
+        self.n = n
+        self.rng = random.Random(seed)  # the engine's randomness
+        self.pick = random.Random(seed * 7919 + 1)  # the players' choices
+        self.now = T0
+        self.check = check
+        self.record = record
+        self.on_step = on_step
+        self.actions: list[dict[str, Any]] = []
+        self.state: State = new_table("R", parse_settings(self.settings))
+        self.size = int(deck_listing(self.state, test_hooks=False)["size"])
+        self.rounds = 0
+        self.matches = 0
+        self.round_points: dict[str, list[int]] = {}  # match id -> summed points
+        for i in range(n):
+            self.act(None, Join(name=f"P{i}", player_id=f"p{i}"))
+        self.act(0, Start())
+
+    # --- acting ---
+    def act(self, seat: int | None, action: Action, now: int | None = None) -> list[Event]:
+        if now is not None:
+            self.now = max(self.now, now)
+        before = self.state.version
+        self.state, events = apply(self.state, seat, action, self.rng, self.now, trace=self.check)
+        if self.record:
+            self.actions.append(action_to_json(seat, action, self.now))
+        for i, e in enumerate(events):
+            assert e.version == before + i + 1, "version grows by one per event"
+        self.track(events)
+        if self.check:
+            self.check_step(seat, events)
+        if self.on_step:
+            self.on_step(self, events)
+        return events
+
+    def flush_due(self) -> None:
+        """What the room does before each command: apply every timeout already due."""
+        while True:
+            due = [d for d in deadlines(self.state) if d.at <= self.now]
+            if not due:
+                return
+            d = min(due, key=lambda d: (d.at, d.kind))
+            self.act(None, Timeout(kind=d.kind, set_at=d.set_at))
+
+    def earliest_timeout(self) -> bool:
+        found = sorted(deadlines(self.state), key=lambda d: (d.at, d.kind))
+        if not found:
+            return False
+        d = found[0]
+        self.act(None, Timeout(kind=d.kind, set_at=d.set_at), now=d.at)
+        return True
+
+    def step(self) -> None:
+        """One random move: a player's legal action, or time running out."""
+        self.now += self.pick.choice((5, 50, 400))
+        self.flush_due()
+        if self.pick.random() < 0.04 and self.earliest_timeout():
+            return
+        st = view(self.state, None, self.now)
+        if st["status"] != "playing":
+            if self.pick.random() < 0.5 and self.earliest_timeout():
+                return
+            host = st["host"]
+            starts = [a for a in legal_actions(self.state, host) if isinstance(a, Start)]
+            assert starts, f"the host cannot start in {st['status']}"
+            self.act(host, starts[0])
+            return
+        turn = st["state"]["turn"]
+        others = [(s, a) for s in range(self.n) if s != turn for a in legal_actions(self.state, s)]
+        if others and self.pick.random() < 0.15:
+            seat, action = self.pick.choice(others)
+        else:
+            own = legal_actions(self.state, turn)
+            assert own, "the seat in turn always has a legal action"
+            plays = [a for a in own if isinstance(a, Play)]
+            # mostly play when possible, so that rounds end in a reasonable number of steps
+            pool = plays if plays and self.pick.random() < 0.85 else own
+            seat, action = turn, self.pick.choice(pool)
+        self.act_tolerant(seat, action)
+
+    def act_tolerant(self, seat: int, action: Action) -> None:
+        """Apply a listed legal action; only a false catch may be refused (and cost cards)."""
+        try:
+            self.act(seat, action)
+        except engine.EngineError as err:
+            raise AssertionError(f"legal action {action} of seat {seat} refused: {err}") from err
+
+    def play_rounds(self, rounds: int, max_steps: int = 5000) -> None:
+        target = self.rounds + rounds
+        for _ in range(max_steps):
+            if self.rounds >= target:
+                return
+            self.step()
+        raise AssertionError(f"{rounds} rounds not done in {max_steps} steps")
+
+    # --- bookkeeping ---
+    def track(self, events: list[Event]) -> None:
+        ended = any(e.kind == "match_ended" for e in events)
+        for e in events:
+            if e.kind == "round_ended":
+                self.rounds += 1
+                p = e.public
+                sums = self.round_points.setdefault(p["match_id"], [0] * self.n)
+                for i, pts in enumerate(p["points"]):
+                    sums[i] += pts
+                assert sums == list(p["scores"]), "match scores are the sum of round points"
+                self.check_match_end(list(p["scores"]), ended)
+            elif e.kind == "match_ended":
+                self.matches += 1
+                self.check_winner(e.public["winner"], list(e.public["scores"]))
+
+    def check_match_end(self, scores: list[int], ended: bool) -> None:
+        """Rule 16: the match ends exactly when someone reaches the target (and no tie)."""
+        mode = self.settings.get("scoring", "winner_collects")
+        target = self.settings.get("target_score", 500)
+        if mode == "none":
+            assert ended, "under scoring none every round is a match"
+        elif mode == "winner_collects":
+            assert ended == (max(scores) >= target)
+        else:
+            lowest = min(scores)
+            tie = scores.count(lowest) > 1
+            assert ended == (max(scores) >= target and not tie)
+
+    def check_winner(self, winner: int, scores: list[int]) -> None:
+        mode = self.settings.get("scoring", "winner_collects")
+        if mode == "winner_collects":
+            assert scores[winner] == max(scores) and scores.count(max(scores)) == 1
+        elif mode == "lowest_wins":
+            assert scores[winner] == min(scores) and scores.count(min(scores)) == 1
+
+    # --- invariants ---
+    def check_step(self, actor: int | None, events: list[Event]) -> None:
+        for e in events:
+            assert e.after is not None, "trace=True fills event.after"
+            self.check_event(e)
+        self.check_state(self.state)
+
+    def hands(self, st: State) -> list[set[int]]:
+        out = []
+        for s in range(self.n):
+            hand = view(st, s, self.now)["you"]["hand"]
+            ids = [int(c["id"]) for c in hand]
+            assert len(ids) == len(set(ids)), "card ids in a hand are unique"
+            out.append(set(ids))
+        return out
+
+    def check_event(self, e: Event) -> None:
+        assert e.after is not None
+        if e.after.status == "lobby" or e.kind == "dealer_chosen":
+            return  # the cards drawn for the deal are public and go back before the deal
+        hands = self.hands(e.after)
+        everyone = set().union(*hands)
+        spectator = card_ids_in(redact(e, None))
+        if e.kind != "round_ended":
+            assert not spectator & everyone, f"{e.kind} shows a hand to spectators"
+        for v in range(self.n):
+            if e.kind == "round_ended" or (e.kind == "challenge_resolved" and v in e.private):
+                continue
+            seen = card_ids_in(redact(e, v))
+            leak = seen & (everyone - hands[v])
+            assert not leak, f"{e.kind} shows seat {v} cards of another hand: {sorted(leak)}"
+
+    def check_state(self, st: State) -> None:
+        pub = view(st, None, self.now)
+        assert pub["version"] == st.version
+        if pub["status"] == "lobby":
+            return
+        state = pub["state"]
+        total = sum(s["hand_count"] for s in pub["seats"])
+        total += state["draw_count"] + state["discard_count"]
+        assert total == self.size, "cards are conserved"
+        hands = self.hands(st)
+        assert [len(h) for h in hands] == [s["hand_count"] for s in pub["seats"]]
+        everyone = set().union(*hands)
+        for v in range(self.n):
+            mine = view(st, v, self.now)
+            leak = card_ids_in(mine) & (everyone - hands[v])
+            assert not leak, f"seat {v}'s view shows cards of another hand: {sorted(leak)}"
+        assert not card_ids_in(pub) & everyone, "the spectator view shows a hand"
+        if pub["status"] == "playing":
+            turn = state["turn"]
+            assert isinstance(turn, int) and 0 <= turn < self.n, "one seat to act"
+            assert legal_actions(st, turn), "the seat in turn has a legal action"
+        scores = [s["score"] for s in pub["seats"]]
+        if pub["match_id"] in self.round_points:
+            assert scores == self.round_points[pub["match_id"]]
