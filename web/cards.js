@@ -96,8 +96,9 @@ export function cardEl(card, { as = 'div', testid, small = false, chosenColor = 
 }
 
 /** A face-down card (a back), optionally showing the other side's face in Flip. */
-export function backEl({ small = true, face = null, testid } = {}) {
-  if (face) return cardEl(face, { small, testid, classes: ['back-face'] });
+export function backEl({ small = true, face = null, testid, side = null } = {}) {
+  // `side` is the side the shown face belongs to (Flip: the one not in play), for its palette.
+  if (face) return cardEl(face, { small, testid, classes: ['back-face', side && `side-${side}`] });
   return h('div', { class: ['card', 'back', small && 'small'], testid, 'aria-hidden': 'true' },
     h('span', { class: 'oval' }, h('span', { class: 'sym logo' }, 'UNO')));
 }

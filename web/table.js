@@ -41,6 +41,10 @@ export function tickTimers(S) {
 
 // --- helpers ------------------------------------------------------------------------------
 
+function otherSide(side) {
+  return side === 'dark' ? 'light' : 'dark';
+}
+
 function cardsText(n) {
   return t(n === 1 ? 'seat.cards_one' : 'seat.cards', { n: formatNumber(n) });
 }
@@ -129,7 +133,7 @@ function seatTile(S, actions, seat, index, count) {
   const n = seat.hand_count ?? 0;
   // Around the table: from your left (next clockwise) over the top to your right.
   const angle = count > 1 ? Math.PI - (Math.PI * (index + 0.5)) / count : Math.PI / 2;
-  const pos = { '--x': `${50 - 42 * Math.cos(angle)}%`, '--y': `${48 - 40 * Math.sin(angle)}%` };
+  const pos = { '--x': `${50 - 42 * Math.cos(angle)}%`, '--y': `${50 - 36 * Math.sin(angle)}%` };
   return h('div', {
     class: ['seat', isTurn && 'turn', seat.uno && 'uno', !seat.connected && !seat.bot && 'away'],
     style: pos,
@@ -144,7 +148,7 @@ function seatTile(S, actions, seat, index, count) {
   h('div', { class: 'seat-cards' },
     Array.isArray(seat.backs) && seat.backs.length
       ? h('div', { class: 'backs', testid: `seat-${seat.seat}-backs`, 'aria-label': t('seat.backs') },
-        seat.backs.map((f) => backEl({ face: f })))
+        seat.backs.map((f) => backEl({ face: f, side: otherSide(st.side) })))
       : h('div', { class: 'fan', 'aria-hidden': 'true' }, Array.from({ length: Math.min(n, 8) }, () => backEl())),
     h('span', { class: 'count', testid: `seat-${seat.seat}-count` }, cardsText(n))),
   h('div', { class: 'seat-foot' },
@@ -164,7 +168,7 @@ function centre(S, actions) {
   const moves = movesOf(view);
   const dir = st.direction === -1 ? -1 : 1;
   const drawTop = st.draw_top_back
-    ? backEl({ small: false, face: st.draw_top_back })
+    ? backEl({ small: false, face: st.draw_top_back, side: otherSide(st.side) })
     : backEl({ small: false });
   return h('div', { class: 'centre' },
     h('button', {
