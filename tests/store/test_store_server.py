@@ -22,6 +22,16 @@ SETTINGS = {
 }
 
 
+def wire_round(event: dict[str, Any]) -> dict[str, Any]:
+    """The GET /api/matches round entry a round_ended event should give."""
+    return {
+        "number": event["round"],
+        "winner": event["winner"],
+        "points": event["points"],
+        "ended_at": event["ended_at"],
+    }
+
+
 async def test_a_bot_match_through_the_server_is_stored_as_its_events_said(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
