@@ -25,6 +25,7 @@ from app.store.recorder import PlayerRecord, RecorderUnavailable, RoundRecord
 from app.store.sql.engine import make_engine, sqlite_path
 from app.store.sql.migrate import upgrade_to_head
 from app.store.sql.outbox import Outbox
+from app.store.sql.pending import with_waiting_rounds
 from app.store.sql.reads import read_latest_snapshot, read_match
 from app.store.sql.writes import ensure_match, store_round
 
@@ -137,7 +138,7 @@ class SqlRecorder:
         except Exception as exc:
             raise RecorderUnavailable("the match database is unavailable") from exc
         waiting = await self.outbox.for_match(match_id) if len(self.outbox) else []
-        return _with_waiting_rounds(match, waiting)
+        return with_waiting_rounds(match, waiting)
 
     async def latest_snapshot(self, room: str) -> dict[str, Any] | None:
         """The room state at its latest completed round (outbox or database), to restore it."""
@@ -261,6 +262,7 @@ class SqlRecorder:
                     raise
                 # FIFO delivery must not stall behind a record the database will never take.
                 await self.outbox.quarantine(seq, _kind(exc))
+                self._rejections.pop(seq, None)
                 log.error(
                     "outbox: round %d of match %s rejected %d times (%s); set aside in %s",
                     record.number,
@@ -288,41 +290,6 @@ def default_outbox_path(database_url: str) -> Path:
     return Path("data") / "outbox.sqlite3"
 
 
-def _with_waiting_rounds(
-    match: dict[str, Any] | None, waiting: list[RoundRecord]
-) -> dict[str, Any] | None:
-    if not waiting:
-        return match
-    first = waiting[0]
-    if match is None:
-        match = {
-            "match_id": first.match_id,
-            "room": first.room,
-            "status": "running",
-            "settings": first.settings,
-            "players": [
-                {"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in first.players
-            ],
-            "rounds": [],
-            "scores": [0] * len(first.players),
-            "winner": None,
-        }
-    known = {r["number"] for r in match["rounds"]}
-    rounds = list(match["rounds"])
-    for r in waiting:
-        if r.number not in known:
-            rounds.append(_round_json(r))
-    rounds.sort(key=lambda r: r["number"])
-    last = max(waiting, key=lambda r: r.number)
-    result = {**match, "rounds": rounds}
-    if not match["rounds"] or last.number >= max(r["number"] for r in match["rounds"]):
-        result["scores"] = list(last.scores)
-        if last.match_over:
-            result["status"] = "finished"
-            result["winner"] = last.match_winner
-    return result
-
-
 async def _ping(conn: AsyncConnection, _key: str) -> None:
     await conn.execute(select(1))
 
@@ -334,15 +301,6 @@ def _forget(tasks: set[asyncio.Future[Any]]) -> Callable[[asyncio.Future[Any]], 
             task.exception()  # retrieved: the failure was already logged as a timeout
 
     return done
-
-
-def _round_json(r: RoundRecord) -> dict[str, Any]:
-    return {
-        "number": r.number,
-        "winner": r.winner,
-        "points": list(r.points),
-        "ended_at": r.ended_at,
-    }
 
 
 def _transient(exc: Exception) -> bool:
