@@ -1,1 +1,13 @@
-"""The SQL match recorder: SQLAlchemy 2 (async) on SQLite (embedded default) or PostgreSQL."""
+"""The SQL match recorder: SQLAlchemy 2 (async) on SQLite (embedded default) or PostgreSQL.
+
+- models.py   the tables (players, rooms, matches, match_players, rounds, round_players,
+              match_scores, room_snapshots); times in ms since the epoch, as on the wire
+- writes.py   idempotent writes: a round is keyed by (match_id, number), ON CONFLICT DO NOTHING,
+              and everything that hangs off it is written only when its row is new
+- reads.py    GET /api/matches/{match_id} and the latest room snapshot
+- outbox.py   the durable local outbox (a SQLite file) for rounds the database did not take
+- pending.py  outbox rounds merged into reads, so a waiting round is never invisible
+- recorder.py SqlRecorder: database first with a short timeout, else the outbox; a background
+              task delivers the outbox in order, exactly once
+- engine.py   engine creation (SQLite data folder and pragmas); migrate.py: Alembic to head
+"""
