@@ -1,0 +1,69 @@
+"""One scheduler per process: each wake-up fires once, replaced plans never fire."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.rooms.scheduler import Scheduler, wall_ms
+
+
+async def _collect(fired: list[tuple[str, int]], room: str) -> None:
+    fired.append((room, wall_ms()))
+
+
+async def test_wakes_each_room_once_in_time_order() -> None:
+    fired: list[tuple[str, int]] = []
+    scheduler = Scheduler(lambda room: _collect(fired, room))
+    await scheduler.start()
+    try:
+        now = wall_ms()
+        scheduler.schedule("b", now + 60)
+        scheduler.schedule("a", now + 20)
+        scheduler.schedule("c", now + 40)
+        scheduler.schedule("c", None)  # cancelled
+        scheduler.schedule("d", now + 500)
+        scheduler.schedule("d", now + 30)  # replaced by an earlier plan
+        await asyncio.sleep(0.2)
+        assert [room for room, _ in fired] == ["a", "d", "b"]
+        for room, at in fired:
+            assert at >= {"a": now + 20, "d": now + 30, "b": now + 60}[room]
+        assert scheduler.pending() == 0
+        await asyncio.sleep(0.4)  # the replaced plan for d never fires
+        assert [room for room, _ in fired] == ["a", "d", "b"]
+    finally:
+        await scheduler.stop()
+
+
+async def test_a_later_plan_postpones_and_a_failure_does_not_stop_the_others() -> None:
+    fired: list[str] = []
+
+    async def wake(room: str) -> None:
+        if room == "bad":
+            raise RuntimeError("boom")
+        fired.append(room)
+
+    scheduler = Scheduler(wake)
+    await scheduler.start()
+    try:
+        now = wall_ms()
+        scheduler.schedule("late", now + 10)
+        scheduler.schedule("late", now + 150)
+        scheduler.schedule("bad", now)
+        scheduler.schedule("ok", now + 20)
+        await asyncio.sleep(0.08)
+        assert fired == ["ok"]
+        await asyncio.sleep(0.15)
+        assert fired == ["ok", "late"]
+    finally:
+        await scheduler.stop()
+
+
+async def test_idle_scheduler_has_no_pending_work() -> None:
+    scheduler = Scheduler(lambda room: _collect([], room))
+    await scheduler.start()
+    try:
+        await asyncio.sleep(0.01)
+        assert scheduler.pending() == 0
+        assert len(asyncio.all_tasks()) <= 3  # this test, the scheduler, nothing per room
+    finally:
+        await scheduler.stop()
