@@ -19,8 +19,7 @@ const S = {
   you: null,          // welcome.you
   view: null,
   version: null,      // last version seen (for `since`)
-  log: [],            // [{version, kind, text, event}]
-  chat: [],
+  log: [],            // [{version, event, names}], oldest first
   summary: null,      // the last round_ended event
   matchEnd: null,     // the last match_ended event
   offset: 0,          // server clock minus local clock, ms
@@ -59,7 +58,7 @@ function start() {
 function leaveRoom() {
   if (S.socket) S.socket.stop();
   Object.assign(S, {
-    socket: null, session: null, you: null, view: null, version: null, log: [], chat: [],
+    socket: null, session: null, you: null, view: null, version: null, log: [],
     summary: null, matchEnd: null, unoArmed: false, picker: null, summaryHidden: false,
   });
   setConn('offline');
@@ -69,6 +68,8 @@ function leaveRoom() {
 export function enterRoom(session) {
   leaveRoom();
   S.session = session;
+  // Same tab after a reload: the events seen before it (the server resumes after `since`).
+  S.log = storedVersion(session.room) != null ? restoreLog(session.room) : [];
   S.socket = new RoomSocket({
     room: session.room,
     token: session.token,
@@ -166,7 +167,6 @@ function onEvent(ev, version, before) {
   const turnNow = S.view?.status === 'playing' && seat != null && S.view.state?.turn === seat;
   const turnBefore = before?.status === 'playing' && before.state?.turn === seat;
   if (turnNow && !turnBefore) announce(t('table.your_turn'));
-  if (ev.kind === 'chat') S.chat.push({ seat: ev.seat, name: ev.name, text: ev.text, version });
   if (ev.kind === 'round_ended') { S.summary = ev; S.summaryHidden = false; }
   if (ev.kind === 'match_ended') { S.matchEnd = ev; S.summaryHidden = false; }
   if (ev.kind === 'round_started') { S.summary = null; S.matchEnd = null; S.unoArmed = false; }
@@ -176,24 +176,46 @@ function onEvent(ev, version, before) {
 function mergeLog(list) {
   if (!Array.isArray(list)) return;
   const seen = new Set(S.log.map((e) => e.version).filter((v) => v != null));
-  const older = [];
   const saved = S.log;
-  S.log = older;
+  S.log = [];
   for (const ev of list) {
     const v = ev.version ?? null;
     if (v == null ? saved.length : seen.has(v)) continue;
     addLog(ev, v, false);
   }
-  S.log = [...older, ...saved].sort((a, b) => (a.version ?? 0) - (b.version ?? 0));
+  S.log = [...S.log, ...saved].sort((a, b) => (a.version ?? 0) - (b.version ?? 0));
+  saveLog();
 }
 
+/**
+ * Keep the event itself (not its sentence), with the seat names of that moment, so the log
+ * is re-read in the language picked later and names stay right after seats move.
+ */
 function addLog(ev, version, announceIt) {
-  const text = describe(ev, S.view);
+  const names = (S.view?.seats || []).map((x) => ({ seat: x.seat, name: x.name }));
+  const entry = { version, event: ev, names };
+  const text = describe(ev, { seats: names });
   if (!text) return;
-  if (ev.kind === 'chat' && !announceIt) S.chat.push({ seat: ev.seat, name: ev.name, text: ev.text, version });
-  S.log.push({ version, kind: ev.kind, text });
+  S.log.push(entry);
   if (S.log.length > LOG_LIMIT) S.log.splice(0, S.log.length - LOG_LIMIT);
+  saveLog();
   if (announceIt && !['connected', 'disconnected'].includes(ev.kind)) announce(text);
+}
+
+function saveLog() {
+  if (!S.session) return;
+  try {
+    sessionStorage.setItem(`uno.log.${S.session.room}`, JSON.stringify(S.log.slice(-LOG_LIMIT)));
+  } catch { /* storage full or disabled: the log lives in memory only */ }
+}
+
+function restoreLog(room) {
+  try {
+    const list = JSON.parse(sessionStorage.getItem(`uno.log.${room}`) || '[]');
+    return Array.isArray(list) ? list.filter((e) => e && e.event) : [];
+  } catch {
+    return [];
+  }
 }
 
 function onError(f) {

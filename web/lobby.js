@@ -103,7 +103,8 @@ export function chatPanel(S, actions) {
     oninput: (e) => { S.chatDraft = e.target.value; },
   });
   const list = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-label': t('chat.title') },
-    S.chat.slice(-50).map((m) => h('li', {}, h('b', {}, nameOf(S.view, m), ': '), m.text)));
+    S.log.filter((e) => e.event.kind === 'chat').slice(-50).map(({ event: m, names }) =>
+      h('li', {}, h('b', {}, nameOf(names, m), ': '), m.text)));
   queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel chat' },
     h('h2', {}, t('chat.title')),
@@ -123,8 +124,8 @@ export function chatPanel(S, actions) {
     h('button', { type: 'submit', testid: 'chat-send' }, t('chat.send'))));
 }
 
-function nameOf(view, m) {
+function nameOf(names, m) {
   if (m.name) return m.name;
-  const s = view?.seats?.find((x) => x.seat === m.seat);
+  const s = names?.find((x) => x.seat === m.seat);
   return s ? s.name : t('spectator.someone');
 }

@@ -2,7 +2,7 @@
 import { h, s } from './dom.js';
 import { t, formatNumber } from './i18n/index.js';
 import { cardEl, backEl, cardName, colorName, faceOf, handOrder } from './cards.js';
-import { seatName } from './events.js';
+import { seatName, describe } from './events.js';
 import { seatBadges, chatPanel, copyInvite } from './lobby.js';
 
 // --- countdown rings ----------------------------------------------------------------------
@@ -316,7 +316,10 @@ function scoreboard(S) {
 
 function logPanel(S) {
   const list = h('ol', { class: 'log', testid: 'event-log' },
-    S.log.slice(-60).map((e) => h('li', { dataset: { kind: e.kind } }, e.text)));
+    S.log.slice(-60).map((e) => {
+      const text = describe(e.event, { seats: e.names });
+      return text ? h('li', { dataset: { kind: e.event.kind } }, text) : null;
+    }));
   queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel log-panel' }, h('h2', {}, t('log.title')), list);
 }

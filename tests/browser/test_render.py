@@ -222,6 +222,8 @@ def test_events_reach_the_log_and_the_live_region(make_page: Callable[..., Page]
     expect(page.get_by_test_id("live")).to_contain_text("Bot 3 played Red Skip")
     expect(page.get_by_test_id("event-log")).to_contain_text("Bot 3 played Red Skip")
     expect(page.get_by_test_id("seat-2")).to_have_attribute("data-count", "3")
+    page.get_by_test_id("lang").select_option("tr")
+    expect(page.get_by_test_id("event-log")).to_contain_text("Bot 3 Kırmızı Pas oynadı")
 
 
 def test_summary_shows_hands_points_and_the_record_link(make_page: Callable[..., Page]) -> None:

@@ -203,6 +203,8 @@ def test_full_round(
         expect(b.get_by_test_id("table")).to_be_visible()
         expect(b.get_by_test_id("conn")).to_have_attribute("data-state", "online")
         assert hand_size(b) == before
+        # The same tab keeps its event log across the reload (and reads it in Finnish).
+        expect(b.get_by_test_id("event-log")).to_contain_text("Ayşe pelasi: Punainen 2")
         shots("reloaded", b=b)
         draw(b)
         draw(c)
