@@ -84,14 +84,17 @@ def random_settings(r: random.Random, variant: str | None = None) -> dict[str, A
 
 
 def action_to_json(seat: int | None, action: Action, now: int) -> dict[str, Any]:
-    fields = {k: v for k, v in dataclasses.asdict(action).items() if v is not None}
-    return {"seat": seat, "now": now, "type": type(action).__name__, **fields}
+    """{"seat": actor, "now": ms, "type": class name, "args": fields} (Catch has its own seat)."""
+    args = {k: v for k, v in dataclasses.asdict(action).items() if v is not None}
+    out: dict[str, Any] = {"seat": seat, "now": now, "type": type(action).__name__}
+    if args:
+        out["args"] = args
+    return out
 
 
 def action_from_json(data: Mapping[str, Any]) -> tuple[int | None, Action, int]:
     cls = getattr(engine.actions, data["type"])
-    fields = {k: v for k, v in data.items() if k not in ("seat", "now", "type")}
-    return data["seat"], cls(**fields), int(data["now"])
+    return data["seat"], cls(**data.get("args", {})), int(data["now"])
 
 
 # --- the driver -----------------------------------------------------------------------------
