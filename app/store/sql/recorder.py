@@ -234,7 +234,7 @@ class SqlRecorder:
 
     def _remember_match(self, match_id: str) -> None:
         if len(self._known_matches) >= KNOWN_MATCHES_MAX:
-            self._known_matches.clear()  # a cache: forgetting costs six idempotent statements
+            self._known_matches.clear()  # a cache: forgetting costs four idempotent statements
         self._known_matches.add(match_id)
 
     async def _deliver_forever(self) -> None:

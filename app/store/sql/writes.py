@@ -50,10 +50,13 @@ async def ensure_match(
         .values(code=room, created_at=started_at)
         .on_conflict_do_nothing(index_elements=[ROOMS.c.code])
     )
-    for p in sorted(players, key=lambda p: p.player_id):  # one lock order: no deadlocks
-        stmt = insert_for(conn, PLAYERS).values(
-            id=p.player_id, name=p.name, first_seen_at=started_at
-        )
+    if players:
+        # sorted: concurrent matches lock the same players in one order (no deadlocks)
+        rows = [
+            {"id": p.player_id, "name": p.name, "first_seen_at": started_at}
+            for p in sorted(players, key=lambda p: p.player_id)
+        ]
+        stmt = insert_for(conn, PLAYERS).values(rows)
         await conn.execute(
             stmt.on_conflict_do_update(
                 index_elements=[PLAYERS.c.id], set_={"name": stmt.excluded.name}
@@ -96,7 +99,7 @@ async def store_round(conn: AsyncConnection, r: RoundRecord, *, match_exists: bo
 
     Everything that depends on the round (per-seat rows, cumulative scores, the match's end, the
     room snapshot) is written only when the round row is new, so a duplicate changes nothing.
-    `match_exists` skips creating the match, its room and players (six statements).
+    `match_exists` skips creating the match, its room and players (four statements).
     """
     if not match_exists:
         await ensure_match(conn, r.match_id, r.room, r.settings, r.players, r.started_at)
