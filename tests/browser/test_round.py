@@ -209,8 +209,17 @@ def test_full_round(
         draw(b)
         draw(c)
 
-        # 12-15. A plays down to one card without declaring UNO; B catches.
+        # 12-15. A plays down to one card without declaring UNO; B catches. C's socket drops
+        # just before A's play: C reconnects by itself and catches up from `since`.
+        c.evaluate("() => window.uno.state.socket.ws.close()")
         play(a, script.a_reds[2])
+        expect(c.get_by_test_id("conn")).to_have_attribute("data-state", "online")
+        seat_count(c, 0, 2)
+        # The missed event itself arrived (resumed with `since`), not only the new view.
+        expect(c.get_by_test_id("event-log")).to_contain_text("Ayşe بازی کرد: 3 قرمز")
+        expect(c.get_by_test_id("discard-top")).to_have_attribute(
+            "data-card-id", str(script.a_reds[2])
+        )
         draw(b)
         draw(c)
         expect(a.get_by_test_id("uno-btn")).to_have_attribute("data-mode", "arm")
