@@ -119,9 +119,11 @@ function onFrame(f) {
       if (f.view?.status === 'playing' || f.view?.status === 'lobby') {
         S.summary = null;
         S.matchEnd = null;
-      } else if (!S.summary && Array.isArray(f.view?.log)) {
-        S.summary = [...f.view.log].reverse().find((e) => e.kind === 'round_ended') || null;
-        S.matchEnd = [...f.view.log].reverse().find((e) => e.kind === 'match_ended') || null;
+      } else if (!S.summary) {
+        // Back on a finished round (reload): its summary comes from the events kept so far.
+        const seen = S.log.map((e) => e.event).reverse();
+        S.summary = seen.find((e) => e.kind === 'round_ended') || null;
+        S.matchEnd = seen.find((e) => e.kind === 'match_ended') || null;
       }
       render();
       break;

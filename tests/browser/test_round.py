@@ -266,6 +266,10 @@ def test_full_round(
         expect(a.get_by_test_id("summary-points-0")).to_have_text(str(points[0]))
         expect(a.get_by_test_id("summary-total-0")).to_have_text(str(record["scores"][0]))
         expect(a.get_by_test_id("summary-seat-1").locator(".card")).to_have_count(7 + 1 + 6 + 6)
+        # A reload on the finished round shows the same summary again (from the kept events).
+        a.reload()
+        expect(a.get_by_test_id("summary-points-0")).to_have_text(str(points[0]))
+        expect(a.get_by_test_id("summary-seat-2").locator(".card")).not_to_have_count(0)
         a.get_by_test_id("summary-close").click()
         expect(a.get_by_test_id("score-0")).to_contain_text(str(record["scores"][0]))
         expect(a.get_by_test_id("next-round-btn")).to_have_count(0)
