@@ -21,6 +21,7 @@ from .proxy import TcpProxy
 
 POINTS = [(30, 0, 0), (0, 12, 0), (0, 0, 9), (41, 0, 0), (0, 25, 0)]
 WRITE_TIMEOUT = 0.5
+TIMEOUTS = {"write_timeout": WRITE_TIMEOUT, "read_timeout": WRITE_TIMEOUT}
 
 
 async def _timed(work: object) -> float:
@@ -84,7 +85,7 @@ async def test_rounds_completed_while_the_database_is_down_are_stored_once_after
 ) -> None:
     outage = Outage(database)
     url = await outage.open()
-    recorder = database.recorder(url, write_timeout=WRITE_TIMEOUT)
+    recorder = database.recorder(url, **TIMEOUTS)
     direct = database.recorder(outbox_path=database.workdir / "direct.sqlite3", migrate=False)
     try:
         await recorder.start()
@@ -129,7 +130,7 @@ async def test_a_server_started_during_an_outage_migrates_and_delivers_when_it_e
 ) -> None:
     outage = Outage(database)
     url = await outage.open()
-    recorder = database.recorder(url, write_timeout=WRITE_TIMEOUT)  # creates the data folder
+    recorder = database.recorder(url, **TIMEOUTS)  # (creates the data folder)
     await outage.cut()
     try:
         await recorder.start()  # does not fail: the rounds wait in the outbox
@@ -150,7 +151,7 @@ async def test_a_stalled_database_does_not_stall_the_round_end(postgres_only: Da
     db = postgres_only
     proxy = TcpProxy(make_url(db.url).port or 5432)
     await proxy.open()
-    recorder = db.recorder(db.url_via_port(proxy.port), write_timeout=WRITE_TIMEOUT)
+    recorder = db.recorder(db.url_via_port(proxy.port), **TIMEOUTS)
     try:
         await recorder.start()
         records = match_rounds(POINTS[:3])

@@ -48,10 +48,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # by the recorder's write timeout while a worker thread still waits on the lock.
     cursor = dbapi_connection.cursor()
     for pragma in (
+        f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",  # first: switching to WAL may wait
         "PRAGMA journal_mode=WAL",
         "PRAGMA synchronous=FULL",
         "PRAGMA foreign_keys=ON",
-        f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",
     ):
         cursor.execute(pragma)
     cursor.close()

@@ -50,12 +50,14 @@ class SqlRecorder:
         outbox_path: Path | None = None,
         connect_args: dict[str, Any] | None = None,
         write_timeout: float = WRITE_TIMEOUT_S,
+        read_timeout: float = READ_TIMEOUT_S,
         migrate: bool = True,
         write_behind: bool = False,
     ) -> None:
         self.engine: AsyncEngine = make_engine(database_url, connect_args)
         self.outbox = Outbox(outbox_path or default_outbox_path(database_url))
         self.write_timeout = write_timeout
+        self.read_timeout = read_timeout
         self._migrate = migrate
         # write_behind: every round goes through the outbox (one local fsync on the move path,
         # the database write in the background) instead of the database first.
@@ -134,7 +136,7 @@ class SqlRecorder:
     async def get_match(self, match_id: str) -> dict[str, Any] | None:
         """The PROTOCOL body; rounds still in the outbox are included, so nothing seems lost."""
         try:
-            match = await self._timed(self._read(read_match, match_id), READ_TIMEOUT_S)
+            match = await self._timed(self._read(read_match, match_id), self.read_timeout)
         except Exception as exc:
             raise RecorderUnavailable("the match database is unavailable") from exc
         waiting = await self.outbox.for_match(match_id) if len(self.outbox) else []
@@ -144,7 +146,7 @@ class SqlRecorder:
         """The room state at its latest completed round (outbox or database), to restore it."""
         waiting = await self.outbox.latest_for_room(room) if len(self.outbox) else None
         try:
-            stored = await self._timed(self._read(read_latest_snapshot, room), READ_TIMEOUT_S)
+            stored = await self._timed(self._read(read_latest_snapshot, room), self.read_timeout)
         except Exception as exc:
             if waiting is not None and waiting.snapshot is not None:
                 return waiting.snapshot
