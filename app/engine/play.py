@@ -121,13 +121,12 @@ def _last_card_draws(ctx: Ctx, seat: int, face: Face, target: int | None) -> Non
 def _advance(ctx: Ctx, seat: int, steps: int) -> None:
     """Turn goes `steps` seats on from `seat`; the seats jumped over are skipped."""
     st = ctx.st
-    n = len(st.seats)
     if steps > 1:
         skipped = [seat_after(st, seat, k) for k in range(1, steps)]
         skipped = [s for s in skipped if s != seat]
         if skipped:
             ctx.emit("turn_skipped", {"seat": skipped[0], "seats": skipped})
-    set_turn(st, seat_after(st, seat, steps % n if n else 0) if n else seat)
+    set_turn(st, (seat + st.direction * steps) % len(st.seats))
 
 
 def _reverse(ctx: Ctx, seat: int) -> None:

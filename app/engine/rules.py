@@ -103,7 +103,7 @@ def apply(
     ctx = Ctx(st, rng, now, trace)
     if st.pairing is None and st.settings.variant == "flip":
         ensure_pairing(ctx)
-    if seat is not None and not bot and type(action) not in _SYSTEM:
+    if seat is not None and not bot and type(action) not in _SYSTEM and st.status != "lobby":
         _own_action(ctx, seat)
     try:
         handler(ctx, seat, action)
@@ -120,9 +120,10 @@ def apply(
 
 def _own_action(ctx: Ctx, seat: int) -> None:
     st = ctx.st
-    if st.status == "lobby" or not 0 <= seat < len(st.afk_count):
+    if not 0 <= seat < len(st.afk_count):
         return
-    st.afk_count[seat] = 0
+    if st.afk_count[seat]:
+        st.afk_count[seat] = 0
     info = st.seats[seat]
     if info.afk:
         st.seats[seat] = replace(info, afk=False)

@@ -101,9 +101,10 @@ def touch_all(ctx: Ctx) -> None:
 
 def close_window(st: State) -> None:
     """The player in turn acted of their own will: nobody exposed can be caught any more."""
-    if "uno" in st.deadlines:
-        del st.deadlines["uno"]
     uno = st.uno
+    if UNO_EXPOSED not in uno:
+        return
+    st.deadlines.pop("uno", None)
     for i, state in enumerate(uno):
         if state == UNO_EXPOSED:
             uno[i] = UNO_SAFE
