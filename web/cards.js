@@ -1,6 +1,6 @@
 // Card faces: every card shows a symbol and a text, so it reads without its color.
 import { h } from './dom.js';
-import { t } from './i18n/index.js';
+import { t, formatNumber } from './i18n/index.js';
 
 const SYMBOLS = {
   skip: '⊘',
@@ -47,6 +47,11 @@ export function kindName(face) {
   if (face.kind === 'number') return String(face.value);
   if (face.kind === 'wild_custom' && face.label) return face.label;
   return t(`kind.${face.kind}`);
+}
+
+/** "1 card", "5 cards" (the count in the page's digits). */
+export function cardsText(n) {
+  return t(n === 1 ? 'seat.cards_one' : 'seat.cards', { n: formatNumber(n) });
 }
 
 export function colorName(color) {

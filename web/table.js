@@ -1,43 +1,14 @@
 // The table: opponents, piles, your hand and every move the view offers; the round summary.
-import { h, s } from './dom.js';
+import { h } from './dom.js';
 import { t, formatNumber } from './i18n/index.js';
-import { cardEl, backEl, cardName, colorName, faceOf, handOrder } from './cards.js';
+import { cardEl, backEl, cardName, colorName, cardsText, handOrder } from './cards.js';
 import { seatName, describe } from './events.js';
 import { seatBadges, chatPanel, copyInvite } from './lobby.js';
+import { ring } from './rings.js';
+import { colorButtons, beginPlay, pickerOverlay } from './pickers.js';
+import { summaryOverlay } from './summary.js';
 
-// --- countdown rings ----------------------------------------------------------------------
-
-/** A countdown ring to `at` (server clock); `total` ms is a full ring. */
-function ring(at, total, testid, { big = false } = {}) {
-  const r = 16;
-  const c = 2 * Math.PI * r;
-  return h('span', {
-    class: ['ring', big && 'big'], testid, role: 'timer',
-    dataset: { deadline: String(at), total: String(Math.max(1, total)), circ: String(c) },
-  },
-  s('svg', { viewBox: '0 0 40 40', 'aria-hidden': 'true' },
-    s('circle', { cx: 20, cy: 20, r, class: 'track' }),
-    s('circle', { cx: 20, cy: 20, r, class: 'arc', 'stroke-dasharray': c, 'stroke-dashoffset': 0 })),
-  h('span', { class: 'secs' }, ''));
-}
-
-/** Update every ring on the page from the server clock (called a few times a second). */
-export function tickTimers(S) {
-  const now = Date.now() + (S.offset || 0);
-  for (const el of document.querySelectorAll('[data-deadline]')) {
-    const at = Number(el.dataset.deadline);
-    const total = Number(el.dataset.total);
-    const left = Math.max(0, at - now);
-    const frac = Math.min(1, left / total);
-    const arc = el.querySelector('.arc');
-    if (arc) arc.setAttribute('stroke-dashoffset', String(Number(el.dataset.circ) * (1 - frac)));
-    const secs = Math.ceil(left / 1000);
-    const label = el.querySelector('.secs');
-    if (label) label.textContent = formatNumber(secs);
-    el.setAttribute('aria-label', t('timer.left', { n: secs }));
-    el.classList.toggle('urgent', left < 5000);
-  }
-}
+export { tickTimers } from './rings.js';
 
 // --- helpers ------------------------------------------------------------------------------
 
@@ -45,80 +16,8 @@ function otherSide(side) {
   return side === 'dark' ? 'light' : 'dark';
 }
 
-function cardsText(n) {
-  return t(n === 1 ? 'seat.cards_one' : 'seat.cards', { n: formatNumber(n) });
-}
-
 function movesOf(view) {
   return view.you?.moves || {};
-}
-
-function playMove(view, cardId) {
-  return (movesOf(view).play || []).find((m) => m.card === cardId) || null;
-}
-
-function colorButtons(colors, onPick, prefix) {
-  return h('div', { class: 'colors', role: 'group' }, colors.map((c) => h('button', {
-    type: 'button', class: ['swatch', `c-${c}`], testid: `${prefix}-${c}`,
-    onclick: () => onPick(c),
-  }, h('span', { class: 'swatch-dot', 'aria-hidden': 'true' }), colorName(c))));
-}
-
-/** Begin playing a card: ask for a color and a target when the move needs them, then send. */
-function beginPlay(S, actions, cardId) {
-  const move = playMove(S.view, cardId);
-  if (!move) {
-    actions.toast(t('table.cannot_play'));
-    return;
-  }
-  S.picker = { move, color: null };
-  continuePlay(S, actions);
-}
-
-function continuePlay(S, actions) {
-  const p = S.picker;
-  if (!p) return;
-  if (p.move.colors && p.move.colors.length && !p.color) {
-    p.type = 'color';
-  } else if (p.move.targets && p.move.targets.length && p.target == null) {
-    p.type = 'target';
-  } else {
-    const cmd = { type: 'play', card: p.move.card };
-    if (p.color) cmd.color = p.color;
-    if (p.target != null) cmd.target = p.target;
-    if (S.unoArmed) cmd.uno = true;
-    S.picker = null;
-    S.unoArmed = false;
-    actions.send(cmd);
-  }
-  actions.render();
-  if (S.picker) queueMicrotask(() => document.querySelector('.picker button')?.focus());
-}
-
-function pickerOverlay(S, actions) {
-  const p = S.picker;
-  if (!p || !p.type) return null;
-  const cancel = () => { S.picker = null; actions.render(); };
-  const card = (S.view.you?.hand || []).find((c) => c.id === p.move.card);
-  let body;
-  if (p.type === 'color') {
-    body = [h('h2', { id: 'picker-title' }, t('picker.color')),
-      colorButtons(p.move.colors, (c) => { p.color = c; continuePlay(S, actions); }, 'pick-color')];
-  } else {
-    body = [h('h2', { id: 'picker-title' }, t('picker.target')),
-      h('div', { class: 'targets', role: 'group' }, p.move.targets.map((seat) => h('button', {
-        type: 'button', class: 'target', testid: `pick-target-${seat}`,
-        onclick: () => { p.target = seat; continuePlay(S, actions); },
-      }, seatName(S.view, seat), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
-  }
-  return h('div', {
-    class: 'overlay', testid: 'picker',
-    onkeydown: (e) => { if (e.key === 'Escape') cancel(); },
-    onclick: (e) => { if (e.target === e.currentTarget) cancel(); },
-  }, h('div', { class: 'picker panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'picker-title' },
-    card ? cardEl(card, { small: true }) : null,
-    body,
-    h('button', { type: 'button', class: 'ghost', testid: 'picker-cancel', onclick: cancel }, t('picker.cancel'))));
 }
 
 // --- opponents ------------------------------------------------------------------------------
@@ -322,45 +221,6 @@ function logPanel(S) {
     }));
   queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel log-panel' }, h('h2', {}, t('log.title')), list);
-}
-
-// --- round summary --------------------------------------------------------------------------
-
-function summaryOverlay(S, actions) {
-  const view = S.view;
-  const ev = S.summary;
-  if (!['round_over', 'match_over'].includes(view.status) || S.summaryHidden) return null;
-  const me = view.you;
-  const moves = movesOf(view);
-  const isHost = me && me.seat === view.host;
-  const canStart = 'start' in moves ? !!moves.start : isHost;
-  const matchOver = view.status === 'match_over';
-  const winner = S.matchEnd?.winner ?? (matchOver ? ev?.winner : null);
-  const matchId = ev?.match_id || S.matchEnd?.match_id || view.match_id;
-  const target = view.settings?.target_score;
-  const scores = ev?.scores || view.seats.map((x) => x.score ?? 0);
-  // The next round (or match) is dealt by itself at this time, when the room has a pause set.
-  const nextAt = view.state?.deadlines?.next_round?.at ?? null;
-  return h('div', { class: 'overlay' }, h('div', {
-    class: 'panel summary', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'summary-title', testid: 'round-summary',
-  },
-  h('h2', { id: 'summary-title' }, ev ? t('summary.title', { round: ev.round ?? view.round ?? '' }) : t(`status.${view.status}`)),
-  ev && ev.winner != null ? h('p', { class: 'winner', testid: 'round-winner' }, t('summary.round_winner', { name: seatName(view, ev.winner) })) : null,
-  matchOver && winner != null ? h('p', { class: 'match-winner', testid: 'match-winner' }, '🏆 ', t('summary.match_winner', { name: seatName(view, winner) })) : null,
-  h('table', { class: 'scores summary-table' },
-    h('thead', {}, h('tr', {}, h('th', {}, t('score.player')), h('th', {}, t('summary.hand')), h('th', {}, t('summary.points')), h('th', {}, t('summary.total')))),
-    h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
-      h('td', {}, seat.name),
-      h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
-      h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
-      h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
-  target && view.settings?.scoring !== 'none' ? h('p', { class: 'muted' }, t('score.target', { n: formatNumber(target) })) : null,
-  h('div', { class: 'row' },
-    matchId ? h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
-    canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
-      t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted' }, t('summary.waiting')),
-    nextAt ? ring(nextAt, (view.settings?.next_round_seconds || 10) * 1000, 'next-round-timer') : null,
-    h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: () => { S.summaryHidden = true; actions.render(); } }, t('summary.close')))));
 }
 
 // --- screen ---------------------------------------------------------------------------------
