@@ -136,7 +136,7 @@ def _custom_wilds(value: Any) -> tuple[CustomWild, ...]:
         if CUSTOM_EFFECTS[effect]:
             if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10:
                 raise _bad(f"custom_wilds effect {effect} needs n, an integer 1-10")
-        elif "n" in entry:
+        elif n is not None:
             raise _bad(f"custom_wilds effect {effect} takes no n")
         label = entry.get("label")
         if label is not None and (not isinstance(label, str) or len(label) > 60):

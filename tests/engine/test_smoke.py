@@ -10,6 +10,7 @@ import pytest
 
 from app.engine import (
     Catch,
+    Chat,
     DeclareUno,
     EngineError,
     Join,
@@ -157,3 +158,48 @@ def test_uno_catch_and_declare() -> None:
     with pytest.raises(EngineError):
         apply(st4, 0, Catch(1), rng, 5200)
     assert top in st.discard
+
+
+def test_trace_after_is_the_state_after_each_event() -> None:
+    rng = random.Random(7)
+    st = new_table("ROOM", parse_settings({}))
+    st, _ = apply(st, None, Join("A", "a"), rng, 0)
+    st, events = apply(st, None, Join("B", "b"), rng, 0, trace=True)
+    final, events = apply(st, 0, Start(), rng, 10, trace=True)
+    assert [e.kind for e in events][:2] == ["dealer_chosen", "round_started"]
+    for e in events:
+        assert e.after is not None and e.after.version == e.version
+    assert events[-1].after is final
+    # the view after round_started already shows whose turn it is and their moves
+    after = events[-1].after
+    assert view(after, after.turn, 10)["you"]["moves"]["draw"] or after.phase != "play"
+
+
+def test_false_catch_is_refused_but_costs_the_catcher() -> None:
+    rng = random.Random(2)
+    st = table({"false_catch_penalty": 2}, 3, rng)
+    with pytest.raises(EngineError) as err:
+        apply(st, 1, Catch(2), rng, 5000)
+    assert err.value.code == "not_catchable"
+    assert err.value.state is not None
+    assert len(err.value.state.hands[1]) == len(st.hands[1]) + 2
+    assert [e.kind for e in err.value.events] == ["false_catch", "card_drawn"]
+    assert len(st.hands[1]) == 7  # the input state is untouched
+
+
+def test_turn_timeouts_hand_the_seat_to_a_bot_until_its_player_acts() -> None:
+    rng = random.Random(4)
+    st = table({"afk_timeouts": 2, "dealer": 0}, 2, rng)
+    seats_timed_out = []
+    while not any(s.afk for s in st.seats):
+        d = next(d for d in deadlines(st) if d.kind in ("turn", "challenge"))
+        seats_timed_out.append(st.turn)
+        st, events = apply(st, None, Timeout(d.kind, d.set_at), rng, d.at)
+        assert events[0].kind == "timer_expired" and events[0].public["timer"] == d.kind
+    afk = next(i for i, s in enumerate(st.seats) if s.afk)
+    # a stale timeout changes nothing
+    same, events = apply(st, None, Timeout("turn", -1), rng, 10**12)
+    assert same is st and events == []
+    # any action of the seat's own hands it back
+    st, events = apply(st, afk, Chat("back"), rng, 10**12)
+    assert events[0].kind == "player_returned" and not st.seats[afk].afk
