@@ -27,7 +27,7 @@ from app.engine import (
     redact,
     view,
 )
-from app.engine.actions import Action, Join
+from app.engine.actions import Action, Catch, Choose, Join
 from app.engine.events import Event
 
 from .helpers import T0, card_ids_in
@@ -208,6 +208,9 @@ class Driver:
             self.step()
         raise AssertionError(f"{rounds} rounds not done in {max_steps} steps")
 
+    def status(self) -> str:
+        return str(view(self.state, None, self.now)["status"])
+
     # --- bookkeeping ---
     def track(self, events: list[Event]) -> None:
         ended = any(e.kind == "match_ended" for e in events)
@@ -276,6 +279,29 @@ class Driver:
             leak = seen & (everyone - hands[v])
             assert not leak, f"{e.kind} shows seat {v} cards of another hand: {sorted(leak)}"
 
+    def check_moves(self, st: State, seat: int, mv: Mapping[str, Any]) -> None:
+        """PROTOCOL: `you.moves` lists exactly the legal actions of the recipient now."""
+        acts = legal_actions(st, seat)
+        plays = [a for a in acts if isinstance(a, Play)]
+        assert {p["card"] for p in mv["play"]} == {a.card for a in plays}, "moves.play"
+        for p in mv["play"]:
+            mine = [a for a in plays if a.card == p["card"]]
+            assert {a.color for a in mine} == set(p["colors"] or [None]), "moves.play colors"
+            assert {a.target for a in mine} == set(p["targets"] or [None]), "moves.play targets"
+        kinds = {type(a).__name__ for a in acts}
+        for key, kind in (
+            ("draw", "Draw"),
+            ("pass", "Pass"),
+            ("uno", "DeclareUno"),
+            ("challenge", "Challenge"),
+            ("accept", "Accept"),
+        ):
+            assert bool(mv[key]) == (kind in kinds), f"moves.{key} for seat {seat}"
+        catches = sorted(a.seat for a in acts if isinstance(a, Catch))
+        assert sorted(mv["catch"]) == catches, "moves.catch"
+        chooses = {a.color for a in acts if isinstance(a, Choose)}
+        assert set(mv["choose"] or []) == chooses, "moves.choose"
+
     def check_state(self, st: State) -> None:
         pub = view(st, None, self.now)
         assert pub["version"] == st.version
@@ -290,6 +316,7 @@ class Driver:
         everyone = set().union(*hands)
         for v in range(self.n):
             mine = view(st, v, self.now)
+            self.check_moves(st, v, mine["you"]["moves"])
             leak = card_ids_in(mine) & (everyone - hands[v])
             assert not leak, f"seat {v}'s view shows cards of another hand: {sorted(leak)}"
         assert not card_ids_in(pub) & everyone, "the spectator view shows a hand"

@@ -123,3 +123,30 @@ def test_third_player_may_catch_inside_the_window() -> None:
     t.catch(2, 0)
     assert t.count(0) == 3
     assert t.turn == 1
+
+
+def test_declaring_at_two_cards_before_the_play_counts() -> None:
+    t = two_cards()
+    assert t.moves(0)["uno"] is True
+    t.uno(0)
+    t.play(0, "green 7")
+    assert t.count(0) == 1
+    t.refuse(1, Catch(seat=0), "not_catchable")
+
+
+def test_penalty_draws_applied_by_the_server_do_not_close_the_window() -> None:
+    hands = {
+        0: ["red 1", "red 1", "red 2", "red 2", "red 4", "red draw2", "blue 9"],
+        1: ["red 5", "red 5", "red 6", "red 6", "red 7", "green 1", "green 2"],
+        2: ["red 8", "red 8", "red 9", "red 9", "red 0", "green 3", "green 4"],
+    }
+    t = Table(3, hands=hands, first="red 3")
+    order = {0: hands[0][:5], 1: hands[1][:5], 2: hands[2][:5]}
+    for k in range(5):
+        for seat in range(3):
+            t.play(seat, order[seat][k])
+    t.play(0, "red draw2")  # seat 1 draws 2 by itself and is skipped; seat 2 is in turn
+    assert t.count(1) == 4 and t.turn == 2
+    assert t.moves(1)["catch"] == [0]
+    t.catch(1, 0)
+    assert t.count(0) == 3

@@ -53,3 +53,51 @@ def test_reverse_as_last_card_does_not_reverse() -> None:
     events = t.play(0, "green reverse")
     assert "direction_changed" not in t.kinds(events)
     assert t.find("round_ended", events).public["winner"] == 0
+
+
+def _custom_last(entry: dict[str, object], **settings: object) -> Table:
+    return last_card("wild_custom", custom_wilds=[entry], **settings)
+
+
+def test_customizable_next_draws_as_last_card_still_draws() -> None:
+    t = _custom_last({"effect": "next_draws", "n": 3})
+    events = t.play(0, "wild_custom", color="red")
+    ended = t.find("round_ended", events)
+    assert len(ended.public["hands"][1]) == 8 + 3
+
+
+def test_customizable_all_others_draw_as_last_card_still_draws() -> None:
+    t = _custom_last({"effect": "all_others_draw", "n": 2})
+    events = t.play(0, "wild_custom", color="red")
+    assert len(t.find("round_ended", events).public["hands"][1]) == 8 + 2
+
+
+def test_customizable_swap_as_last_card_does_not_swap() -> None:
+    t = _custom_last({"effect": "swap_hands"})
+    other = t.hand_ids_now(1)
+    events = t.play(0, "wild_custom", color="red", target=1)
+    assert "hands_swapped" not in t.kinds(events)
+    ended = t.find("round_ended", events)
+    assert {c["id"] for c in ended.public["hands"][1]} == other
+
+
+def test_seven_as_last_card_does_not_swap() -> None:
+    hands = {0: [*CHAIN, "green 5", "green 7"], 1: OTHER}
+    t = Table(2, hands=hands, first=CHAIN_FIRST, pile=["blue 9"], seven_zero=True)
+    run_chain(t)
+    t.play(0, "green 5", uno=True)
+    t.draw(1)
+    other = t.hand_ids_now(1)
+    events = t.play(0, "green 7", target=1)
+    assert "hands_swapped" not in t.kinds(events)
+    ended = t.find("round_ended", events)
+    assert ended.public["winner"] == 0
+    assert {c["id"] for c in ended.public["hands"][1]} == other
+
+
+def test_draw_two_as_last_card_with_stacking_is_not_answerable() -> None:
+    t = last_card("green draw2", stack_draw2=True)
+    events = t.play(0, "green draw2")
+    ended = t.find("round_ended", events)
+    assert len(ended.public["hands"][1]) == 8 + 2
+    assert t.status != "playing"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from app.engine.actions import Start
+from app.engine.events import Event
 
+from .driver import Driver
 from .helpers import quick_win_table, win_quickly
 
 # 9 + 5 + 20 + 20 + 20 + 50 + 50 = 174, plus the blue 9 seat 1 draws on the way: 183
@@ -96,3 +98,28 @@ def test_next_round_seconds_zero_waits_for_the_host() -> None:
     win_quickly(t)
     assert not t.has_deadline("next_round")
     t.refuse(1, Start(), "not_host")
+
+
+def test_lowest_wins_tie_at_the_target_plays_one_more_round() -> None:
+    """Random play until a round ends past the target with the lowest total tied."""
+    ties: list[tuple[list[int], bool]] = []  # (scores, match ended with that round)
+
+    def watch(d: Driver, events: list[Event]) -> None:
+        kinds = [e.kind for e in events]
+        for e in events:
+            scores = list(e.public.get("scores", []))
+            if e.kind == "round_ended" and max(scores) >= 50 and scores.count(min(scores)) > 1:
+                ties.append((scores, "match_ended" in kinds))
+
+    for seed in [10, 13, 19, *range(40)]:
+        d = Driver({"scoring": "lowest_wins", "target_score": 50}, 3, seed, on_step=watch)
+        while not ties and d.rounds < 6 and not d.matches:
+            d.step()
+        if ties:
+            break
+    assert ties, "no tie found"
+    scores, ended = ties[0]
+    assert not ended, f"match ended on a tie {scores}"
+    assert d.status() == "round_over"
+    d.step()  # the host deals the extra round
+    assert d.status() == "playing"

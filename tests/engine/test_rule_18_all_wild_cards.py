@@ -119,3 +119,16 @@ def test_wild_forced_swap_as_last_card_ends_the_round_without_a_swap() -> None:
     ended = t.find("round_ended", events)
     assert ended.public["winner"] == 0
     assert {c["id"] for c in ended.public["hands"][1]} == other
+
+
+def test_wild_skip_two_with_three_players_comes_back_to_the_player() -> None:
+    t = table(3)
+    t.play(0, "wild_skip2")
+    assert t.turn == 0
+
+
+def test_wild_targeted_draw_two_on_a_later_seat() -> None:
+    t = table(4)
+    t.play(0, "wild_targeted_draw2", target=2)
+    assert t.counts() == [6, 7, 9, 7]
+    assert t.turn == 1

@@ -7,6 +7,7 @@ from typing import Any
 
 from .helpers import (
     Table,
+    dark_table,
     face,
     flip_listing,
     light_color_backed_by,
@@ -83,3 +84,14 @@ def test_wild_on_top_after_flip_next_player_names_the_color() -> None:
     assert t.st["color"] == "teal"
     assert t.phase == "play"
     assert t.turn == 1
+
+
+def test_a_dark_flip_turns_back_to_light() -> None:
+    t = dark_table(3, ["dark:pink flip"])
+    events = t.play(1, "pink flip")
+    assert "side_flipped" in t.kinds(events)
+    assert t.st["side"] == "light"
+    for seat in range(3):
+        for card in t.hand(seat):
+            assert strip_id(card) == face(t.listing, card["id"], "light")
+    assert t.turn == 2
