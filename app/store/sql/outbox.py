@@ -3,9 +3,11 @@
 A small SQLite file (stdlib driver, synchronous SQLAlchemy Core, run in a worker thread) next to
 the data, not a JSONL file: an insert and a delete are each one atomic, fsynced transaction, so a
 crash can neither tear a record nor lose one, and a record is removed only after the database
-committed it. Removal after a crash that came between the two is harmless: delivery is
-idempotent on (match_id, number). The key is unique here too, so a duplicate is kept once
-(a repeat that adds the match's end updates the waiting record).
+committed it. A process that dies between that commit and the removal delivers the record
+again at its next start, which changes nothing: delivery is idempotent on (match_id, number).
+The key is unique here too, so a duplicate is kept once (a repeat that adds the match's end
+updates the waiting record). Several processes may share the file: each delivers what it
+finds, and the idempotent key makes a double delivery harmless.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ OUTBOX = Table(
     Column("match_over", Boolean, nullable=False),
     Column("body", Text, nullable=False),
     UniqueConstraint("match_id", "number"),
+    sqlite_autoincrement=True,  # a seq is never reused, even after the newest row is removed
 )
 # Records a reachable database refused again and again, kept for an operator to look at.
 SET_ASIDE = Table(
