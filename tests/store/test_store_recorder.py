@@ -216,3 +216,21 @@ async def test_a_record_the_database_keeps_refusing_is_set_aside_and_delivery_go
     assert await recorder.outbox.set_aside() == [("bad", 1, "KeyError")]
     assert await recorder.get_match("good") == expected_body(good, finished=False)
     assert await count_rows(recorder, Round, "bad") == 0
+
+
+async def test_two_processes_sharing_an_outbox_deliver_each_round_once(database: Database) -> None:
+    records = match_rounds(POINTS)
+    first = database.recorder()
+    await first.start()
+    for r in records[:2]:
+        await first.outbox.put(r)  # as if the database had been down for `first`
+    second = database.recorder()  # same outbox file
+    await second.start()
+    await wait_until_delivered(second)
+    first.wake_delivery()
+    await wait_until_delivered(first)  # it notices the file is empty: back to direct writes
+    for r in records[2:]:
+        await first.round_completed(r)
+    assert first.outbox_size() == 0
+    assert await count_rows(first, Round, "match-1") == len(records)
+    assert await second.get_match("match-1") == expected_body(records, finished=False)

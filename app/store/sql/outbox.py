@@ -116,6 +116,10 @@ class Outbox:
         )
         return record_from_json(json.loads(rows[0].body)) if rows else None
 
+    async def recount(self) -> int:
+        """Count the file again (another process sharing it may have delivered or added)."""
+        return await asyncio.to_thread(self._recount)
+
     async def remove(self, seq: int) -> None:
         await asyncio.to_thread(self._remove, seq)
 
@@ -143,9 +147,13 @@ class Outbox:
             engine = create_engine(f"sqlite:///{self.path}")
             event.listen(engine, "connect", _durable_pragmas)
             _metadata.create_all(engine)
-            with engine.connect() as conn:
-                self._count = conn.execute(select(func.count()).select_from(OUTBOX)).scalar_one()
             self._engine = engine
+        self._recount()
+
+    def _recount(self) -> int:
+        with self._lock, self._require().connect() as conn:
+            self._count = conn.execute(select(func.count()).select_from(OUTBOX)).scalar_one()
+            return self._count
 
     def _close(self) -> None:
         with self._lock:

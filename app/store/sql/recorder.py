@@ -282,6 +282,8 @@ class SqlRecorder:
                 record.match_id,
                 "delivered" if stored else "was already stored",
             )
+        if await self.outbox.recount():  # added meanwhile (here or by a process sharing it)
+            self._wake.set()
 
 
 def default_outbox_path(database_url: str) -> Path:
