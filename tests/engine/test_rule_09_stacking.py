@@ -131,3 +131,33 @@ def test_first_card_draw_two_is_applied_at_once_even_with_stacking() -> None:
     assert t.counts() == [7, 9, 7]
     assert t.turn == 2
     assert t.phase == "play"
+
+
+def _stacked_wild_draw_fours(hand1_extra: str) -> Table:
+    """Seat 0 and seat 1 stack two Wild Draw Fours; seat 2 faces 8 and may challenge."""
+    t = Table(
+        3,
+        hands={0: ["wild_draw4", *PLAIN[:6]], 1: ["wild_draw4", hand1_extra]},
+        first="red 3",
+        stack_draw4=True,
+    )
+    t.play(0, "wild_draw4", color="green")
+    assert t.phase == "challenge" and t.moves(1)["challenge"] is True
+    t.play(1, "wild_draw4", color="yellow")  # stacking answers instead of challenging
+    assert t.turn == 2 and t.st["pending_draw"] == 8
+    assert t.moves(2)["challenge"] is True  # only the latest can be challenged, by seat 2
+    return t
+
+
+def test_challenge_of_the_latest_stacked_wild_draw_four_innocent() -> None:
+    t = _stacked_wild_draw_fours("red 5")  # seat 1 held no green: innocent
+    t.challenge(2)
+    assert t.counts() == [6, 6, 7 + 8 + 2]  # the total plus two (rule 8 generalized)
+    assert t.turn == 0
+
+
+def test_challenge_of_the_latest_stacked_wild_draw_four_guilty() -> None:
+    t = _stacked_wild_draw_fours("green 5")  # seat 1 held green: guilty
+    t.challenge(2)
+    assert t.counts() == [6, 6 + 8, 7]  # the offender takes the stack
+    assert t.turn == 2 and t.phase == "play"

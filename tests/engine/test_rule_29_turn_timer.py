@@ -96,3 +96,11 @@ def test_acting_in_between_resets_the_count() -> None:
     assert 0 not in bot_seats(t.state)
     t.timeout("turn")  # seat 0: first again
     assert 0 not in bot_seats(t.state)
+
+
+def test_expiry_with_forced_play_still_keeps_the_drawn_card() -> None:
+    t = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"], forced_play=True)
+    t.timeout("turn")
+    assert t.draw_ids[0] in t.hand_ids_now(0)
+    assert t.top["id"] == t.first_id
+    assert t.turn == 1
