@@ -27,8 +27,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
+# The browser suite runs in its own process: Playwright's sync API keeps an event loop
+# running in the main thread, which the asyncio tests must not share.
 pytest: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider --ignore=tests/browser
+	$(PY) -m pytest -q -p no:cacheprovider tests/browser
 
 test: lint typecheck pytest
 
