@@ -150,3 +150,21 @@ def test_penalty_draws_applied_by_the_server_do_not_close_the_window() -> None:
     assert t.moves(1)["catch"] == [0]
     t.catch(1, 0)
     assert t.count(0) == 3
+
+
+def test_an_early_declaration_lapses_when_the_player_draws_instead() -> None:
+    t = two_cards()
+    t.uno(0)  # declared at two cards...
+    t.draw(0)  # ...but drew instead of playing: three cards
+    if t.phase == "after_draw":
+        t.pass_(0)
+    t.draw(1)
+    if t.phase == "after_draw":
+        t.pass_(1)
+    t.play(0, "green 7")
+    t.draw(1)
+    if t.phase == "after_draw":
+        t.pass_(1)
+    t.play(0, "yellow 7")  # one card, not declared this time
+    assert t.count(0) == 1
+    assert t.moves(1)["catch"] == [0]
