@@ -62,3 +62,39 @@ def test_empty_pile_is_rebuilt_from_the_discards_keeping_the_top() -> None:
     assert t.count(seat) == before + 1
     assert t.st["draw_count"] == discards - 2
     assert total_cards(t) == t.listing["size"]
+
+
+def _everything_playable_on_red_5() -> list[str]:
+    """Every card playable on a red 5 (red, the other 5s, wilds) but one red 3 (the first)."""
+    specs = ["red 0"] + [f"red {v}" for v in range(1, 10) for _ in (0, 1)]
+    specs.remove("red 3")
+    specs += [f"red {k}" for k in ("skip", "reverse", "draw2") for _ in (0, 1)]
+    specs += ["wild"] * 4 + ["wild_draw4"] * 4 + ["wild_shuffle"]
+    specs += [f"{c} 5" for c in ("blue", "green", "yellow") for _ in (0, 1)]
+    return specs
+
+
+def test_a_draw_in_progress_continues_after_the_reshuffle() -> None:
+    # Ten players hold every card playable on a red 5, so the draw pile holds none. Seats 0-3
+    # play red cards; seat 4 draws until playable: the whole pile, then the rebuilt pile's
+    # first card (a red card once played) ends the draw.
+    specs = _everything_playable_on_red_5()
+    for opening in ("red 1", "red 2", "red 4", "red 5"):
+        specs.remove(opening)
+    hands: dict[int, list[str]] = {0: ["red 1"], 1: ["red 2"], 2: ["red 4"], 3: ["red 5"]}
+    for i, spec in enumerate(specs):
+        seat = i % 10
+        hands.setdefault(seat, []).append(spec)
+    t = Table(10, hands=hands, first="red 3", draw="until_playable", max_draw=0)
+    pile = t.st["draw_count"]
+    assert pile == 109 - 70 - 1
+    for seat, card in enumerate(("red 1", "red 2", "red 4", "red 5")):
+        t.play(seat, card)
+    assert t.turn == 4 and t.st["discard_count"] == 5
+    events = t.draw(4)
+    assert "deck_reshuffled" in t.kinds(events)
+    assert t.count(4) == 7 + pile + 1
+    assert t.phase == "after_draw"
+    assert t.st["discard_count"] == 1
+    assert t.st["draw_count"] == 3
+    assert total_cards(t) == 109
