@@ -166,6 +166,7 @@ async def main() -> None:
     parser.add_argument("--matches", type=int, default=6, help="matches per configuration")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--postgres", default=POSTGRES_URL)
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench-persistence-"))
@@ -202,7 +203,7 @@ async def main() -> None:
         if pg is not None:
             await drop_schema(args.postgres, pg[0])
 
-    report(tables)
+    (markdown if args.markdown else report)(tables)
 
 
 def report(tables: list[Table]) -> None:
@@ -230,6 +231,29 @@ def report(tables: list[Table]) -> None:
         "ratio: p99 over p99 with persistence off; 'others': the moves that do not end a round "
         "(a round end waits for its durable write by contract)."
     )
+
+
+def markdown(tables: list[Table]) -> None:
+    base, base_other = tables[0], tables[0].ordinary()
+    load = os.getloadavg()[0]
+    print(
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, load average {load:.1f}, Python {platform.python_version()}, "
+        f"{len(base.moves_ns)} moves and {len(base.round_end_ns)} round ends per configuration\n"
+    )
+    print(
+        "| configuration | p50 ms | p99 ms | p99 ratio | others p99 ms | others ratio "
+        "| round end p50 ms | round end p99 ms |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for t in tables:
+        other = t.ordinary()
+        print(
+            f"| {t.name} | {pct(t.moves_ns, 0.5):.3f} | {pct(t.moves_ns, 0.99):.3f} "
+            f"| {pct(t.moves_ns, 0.99) / pct(base.moves_ns, 0.99):.2f} "
+            f"| {pct(other, 0.99):.3f} | {pct(other, 0.99) / pct(base_other, 0.99):.2f} "
+            f"| {pct(t.round_end_ns, 0.5):.3f} | {pct(t.round_end_ns, 0.99):.3f} |"
+        )
 
 
 if __name__ == "__main__":
