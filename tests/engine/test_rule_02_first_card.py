@@ -60,7 +60,7 @@ def test_wild_first_player_names_color_without_effect(first: str, settings: dict
     assert set(t.moves(FIRST)["choose"]) == set(LIGHT)
     assert not t.moves(SECOND)["choose"]
     t.refuse(SECOND, Choose("red"), "not_your_turn")
-    t.choose(FIRST, "green")
+    assert "color_chosen" in t.kinds(t.choose(FIRST, "green"))
     assert t.st["color"] == "green"
     assert t.phase == "play"
     assert t.turn == FIRST  # naming the color is not the turn: the first player now plays

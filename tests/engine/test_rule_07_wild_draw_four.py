@@ -19,7 +19,7 @@ def table(hand: list[str], **settings: object) -> Table:
 def test_legal_one_asks_the_victim_then_accept_draws_four() -> None:
     t = table(LEGAL)
     assert t.hand_ids[0][0] in t.playable(0)
-    t.play(0, "wild_draw4", color="blue")
+    assert "challenge_opened" in t.kinds(t.play(0, "wild_draw4", color="blue"))
     assert t.phase == "challenge"
     assert t.turn == 1
     moves = t.moves(1)

@@ -23,7 +23,7 @@ def two_cards(**settings: object) -> Table:
 
 def test_declared_with_the_play_cannot_be_caught() -> None:
     t = two_cards()
-    t.play(0, "green 7", uno=True)
+    assert "uno_declared" in t.kinds(t.play(0, "green 7", uno=True))
     assert t.count(0) == 1
     assert t.view(None)["seats"][0]["uno"] is True
     assert t.moves(1)["catch"] == []
@@ -52,7 +52,7 @@ def test_uno_penalty_setting_is_the_number_drawn() -> None:
 def test_declaring_right_after_the_play_counts() -> None:
     t = two_cards()
     t.play(0, "green 7")
-    t.uno(0)
+    assert t.kinds(t.uno(0)) == ["uno_declared"]
     assert t.view(None)["seats"][0]["uno"] is True
     t.refuse(1, Catch(seat=0), "not_catchable")
 
