@@ -1,8 +1,9 @@
 """Recorded complete matches, replayed: same seed + same actions = the same states and events.
 
 Each file in golden/ holds (seed, settings, seats, actions) and what the match produced: the
-final scores and winner, and SHA-256 digests of every event and of the state after every
-action. A change of rules or of the use of randomness changes them on purpose; then
+final scores and winner, and SHA-256 digests of every event and of every seat's view (and
+the spectator's) after every action: the wire, not the internal state format, which the
+determinism test covers. A change of rules or of the use of randomness changes them; then
 regenerate with `UPDATE_GOLDEN=1 pytest tests/engine/test_golden_replays.py` and review the
 score changes in the diff.
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from app.engine import apply, new_table, parse_settings, state_to_json
+from app.engine import apply, new_table, parse_settings, view
 
 from .driver import Driver, action_from_json
 
@@ -65,12 +66,13 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     """Apply the recorded actions to a fresh table; what the golden file must say."""
     rng = random.Random(record["seed"])
     state = new_table(record["room"], parse_settings(record["settings"]))
-    states, events = hashlib.sha256(), hashlib.sha256()
+    views, events = hashlib.sha256(), hashlib.sha256()
     ended: dict[str, Any] = {}
     for data in record["actions"]:
         seat, action, now = action_from_json(data)
         state, produced = apply(state, seat, action, rng, now)
-        states.update(_dump(state_to_json(state)).encode())
+        for seat in [None, *range(record["seats"])]:
+            views.update(_dump(view(state, seat, now)).encode())
         for e in produced:
             events.update(_dump(e.to_json()).encode())
             if e.kind == "match_ended":
@@ -78,7 +80,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     return {
         "final_version": state.version,
         "match": ended,
-        "states_sha256": states.hexdigest(),
+        "views_sha256": views.hexdigest(),
         "events_sha256": events.hexdigest(),
     }
 
