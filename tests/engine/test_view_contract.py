@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from app.engine import apply, new_table, parse_settings, settings_to_json, view
+from app.engine import apply, deck_listing, new_table, parse_settings, settings_to_json, view
 from app.engine.actions import Join
 
-from .helpers import T0, Table
+from .helpers import T0, Table, quick_win_table, win_quickly
 
 VIEW_KEYS = {"room", "status", "version", "server_time", "settings", "host", "match_id", "round"}
 SEAT_KEYS = {"seat", "name", "player_id", "bot", "connected", "hand_count", "uno", "score", "backs"}
@@ -93,3 +93,48 @@ def test_lobby_view() -> None:
     assert v["host"] == 0
     assert v["seats"][0]["name"] == "Ayşe"
     assert v["you"]["seat"] == 0
+
+
+def test_a_wild_on_the_pile_keeps_color_null_and_the_state_names_it() -> None:
+    t = Table(2, hands={0: ["wild"]}, first="red 3")
+    t.play(0, "wild", color="blue")
+    assert t.top["kind"] == "wild" and t.top["color"] is None
+    assert t.st["color"] == "blue"
+    assert all(c["color"] is None for c in t.hand(0) if c["kind"].startswith("wild"))
+
+
+def test_round_and_match_ended_fields() -> None:
+    t = quick_win_table(["wild", "wild_draw4"], target_score=50)
+    win_quickly(t)
+    ended = t.find("round_ended").public
+    keys = {"round", "winner", "hands", "points", "scores", "match_id", "reason"}
+    assert keys | {"started_at", "ended_at"} <= set(ended)
+    assert ended["round"] == 1 and ended["winner"] == 0
+    assert ended["match_id"] == t.view(None)["match_id"]
+    assert ended["started_at"] <= ended["ended_at"] == t.now
+    assert len(ended["hands"]) == 2 and ended["hands"][0] == []
+    match = t.find("match_ended").public
+    assert {"winner", "scores", "match_id"} <= set(match)
+    assert match["match_id"] == ended["match_id"] and match["scores"] == ended["scores"]
+
+
+def test_flip_deck_listing_without_hooks_has_faces_only() -> None:
+    t = Table(2, variant="flip", start=False, dealer=None)
+    listing = deck_listing(t.state, test_hooks=False)
+    assert listing["variant"] == "flip" and listing["size"] == 112
+    assert "cards" not in listing
+    assert len(listing["light"]) == len(listing["dark"]) == 112
+    assert all("id" not in f for f in listing["light"] + listing["dark"])
+    hooked = deck_listing(t.state, test_hooks=True)
+    assert {"id", "light", "dark"} <= set(hooked["cards"][0])
+
+
+def test_classic_deck_listing_lists_every_card_with_an_id() -> None:
+    t = Table(2, start=False, dealer=None, deck="original")
+    listing = deck_listing(t.state, test_hooks=False)
+    assert listing["variant"] == "classic" and listing["size"] == 108
+    assert sorted(c["id"] for c in listing["cards"]) == list(range(108))
+    kinds = [c["kind"] for c in listing["cards"]]
+    assert kinds.count("wild") == 4 and kinds.count("wild_draw4") == 4
+    assert kinds.count("number") == 76
+    assert sum(1 for c in listing["cards"] if c["kind"] == "number" and c["value"] == 0) == 4
