@@ -231,25 +231,34 @@ def _play(cid: int, color: str | None, target: int | None, uno: bool) -> Play:
     return play
 
 
+_PLAIN: dict[int, Play] = {}  # Play(card) for every card id, built once
+_WILD: dict[tuple[int, tuple[str, ...]], tuple[Play, ...]] = {}  # one Play per color
+
+
 def legal_actions(st: State, seat: int) -> list[Action]:
     """Every legal action of `seat`, expanded (one Play per color and target)."""
     out: list[Action] = []
     if st.status == "playing" and 0 <= seat < len(st.seats):
         faces = st.deck.sides[st.side]
         colors = st.deck.colors(st.side)
-        declare = (
-            (True, False) if len(st.hands[seat]) == 2 and st.uno[seat] != UNO_EARLY else (False,)
-        )
+        colored = st.deck.variant != "all_wild"
+        sevens = st.settings.seven_zero
+        two = len(st.hands[seat]) == 2 and st.uno[seat] != UNO_EARLY
         for c in playable_cards(st, seat):
             f = faces[c]
-            cs: tuple[str | None, ...] = colors if needs_color(st, f) else (None,)
-            ts: list[int | None] = list(targets(st, seat)) if needs_target(st, f) else [None]
-            for color in cs:
-                for t in ts:
-                    for u in declare:
-                        out.append(_play(c, color, t, u))
-        own = seat == st.turn
-        if own:
+            if two or f.needs_target or (sevens and f.value == 7 and f.kind == "number"):
+                _expand(st, seat, c, f, two, out)
+            elif f.wild and colored:
+                plays = _WILD.get((c, colors))
+                if plays is None:
+                    plays = _WILD[(c, colors)] = tuple(Play(c, color) for color in colors)
+                out.extend(plays)
+            else:
+                play = _PLAIN.get(c)
+                if play is None:
+                    play = _PLAIN[c] = Play(c)
+                out.append(play)
+        if seat == st.turn:
             phase = st.phase
             if may_draw(st, seat):
                 out.append(_DRAW)
@@ -264,6 +273,18 @@ def legal_actions(st: State, seat: int) -> list[Action]:
             out.append(_UNO)
         if UNO_EXPOSED in st.uno:
             out.extend(Catch(s) for s in catchable(st, seat))
-    if may_start(st, seat):
+    if st.status != "playing" and may_start(st, seat):
         out.append(_START)
     return out
+
+
+def _expand(st: State, seat: int, c: int, f: Face, two: bool, out: list[Action]) -> None:
+    """The rarer plays: with targets, or with and without declaring UNO at two cards."""
+    colors = st.deck.colors(st.side)
+    cs: tuple[str | None, ...] = colors if needs_color(st, f) else (None,)
+    ts: list[int | None] = list(targets(st, seat)) if needs_target(st, f) else [None]
+    declare = (True, False) if two else (False,)
+    for color in cs:
+        for t in ts:
+            for u in declare:
+                out.append(_play(c, color, t, u))

@@ -103,7 +103,7 @@ class State:
         c.scores = self.scores.copy()
         c.dealer = self.dealer
         c.pairing = self.pairing
-        c.hands = list(map(list.copy, self.hands))
+        c.hands = [h.copy() for h in self.hands]
         c.draw_pile = self.draw_pile.copy()
         c.discard = self.discard.copy()
         c.side = self.side
