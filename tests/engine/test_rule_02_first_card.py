@@ -107,3 +107,16 @@ def test_number_first_card_has_no_effect(mode: str) -> None:
     assert t.turn == FIRST
     assert t.st["direction"] == 1
     assert t.st["color"] == "blue"
+
+
+def test_official_wild_draw_four_again_is_sent_back_again() -> None:
+    t = table("wild_draw4", draw=("wild_draw4", "blue 4"))
+    assert t.top["id"] == t.draw_ids[1]
+    assert t.st["draw_count"] == t.listing["size"] - 7 * N - 1
+
+
+def test_official_wild_draw_four_then_draw_two_applies_the_draw_two() -> None:
+    t = table("wild_draw4", draw=("red draw2",))
+    assert t.top["id"] == t.draw_ids[0]
+    assert t.counts() == [7, 9, 7]
+    assert t.turn == SECOND

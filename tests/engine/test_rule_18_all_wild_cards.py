@@ -132,3 +132,17 @@ def test_wild_targeted_draw_two_on_a_later_seat() -> None:
     t.play(0, "wild_targeted_draw2", target=2)
     assert t.counts() == [6, 7, 9, 7]
     assert t.turn == 1
+
+
+def test_forced_swap_leaving_the_target_one_card_opens_a_catch_window() -> None:
+    chain = ["wild_skip", "wild_skip", "wild_skip", "wild_reverse", "wild_reverse"]
+    t = Table(2, hands={0: [*chain, "wild_forced_swap", "wild"]}, first="wild", variant=AW)
+    if t.phase == "choose":
+        t.choose(0, t.moves(0)["choose"][0])
+    for spec in chain:
+        t.play(0, spec)
+    t.play(0, "wild_forced_swap", target=1)
+    assert t.counts() == [7, 1]
+    assert t.moves(0)["catch"] == [1]
+    t.catch(0, 1)
+    assert t.count(1) == 3
