@@ -168,3 +168,12 @@ def test_an_early_declaration_lapses_when_the_player_draws_instead() -> None:
     t.play(0, "yellow 7")  # one card, not declared this time
     assert t.count(0) == 1
     assert t.moves(1)["catch"] == [0]
+
+
+def test_a_draw_the_server_makes_on_expiry_does_not_close_the_window() -> None:
+    t = two_cards(turn_seconds=5, uno_window_ms=10000)
+    t.play(0, "green 7")
+    t.timeout("turn")  # seat 1 did not act of its own will: the server drew for it
+    assert t.moves(1)["catch"] == [0]
+    t.catch(1, 0)
+    assert t.count(0) == 3
