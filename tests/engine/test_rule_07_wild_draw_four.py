@@ -55,3 +55,36 @@ def test_without_bluffing_a_legal_one_applies_at_once() -> None:
     assert t.counts() == [6, 11, 7]
     assert t.turn == 2
     assert not t.moves(1)["challenge"]
+
+
+STACKER = ["red draw2", "wild_draw4", "green 1", "green 2", "yellow 5", "yellow 6", "blue 1"]
+
+
+def test_onto_a_stack_without_bluffing_an_illegal_one_is_refused() -> None:
+    t = Table(
+        3,
+        hands={0: STACKER, 1: ["wild_draw4", "red 9"]},
+        first="red 3",
+        stack_draw4_on_draw2=True,
+        bluffing=False,
+    )
+    t.play(0, "red draw2")
+    assert t.phase == "penalty"
+    assert t.moves(1)["play"] == []  # seat 1 holds a red card
+    t.refuse(1, Play(card=t.hand_ids[1][0], color="blue"), "illegal_card")
+
+
+def test_onto_a_stack_with_bluffing_it_may_be_challenged() -> None:
+    t = Table(
+        3,
+        hands={0: STACKER, 1: ["wild_draw4", "red 9"]},
+        first="red 3",
+        stack_draw4_on_draw2=True,
+    )
+    t.play(0, "red draw2")
+    t.play(1, "wild_draw4", color="blue")
+    assert t.phase == "challenge" and t.turn == 2
+    assert t.st["pending_draw"] == 6
+    t.challenge(2)  # guilty: seat 1 held red
+    assert t.counts() == [6, 6 + 6, 7]
+    assert t.turn == 2
