@@ -281,6 +281,9 @@ function render() {
   label.textContent = S.route.name === 'room' ? t('room.code', { code: S.route.room }) : '';
   document.body.dataset.screen = screenName();
   document.body.classList.toggle('dark-side', S.view?.state?.side === 'dark');
+  // The tab title tells a player in another tab that it is their turn.
+  const mine = S.view?.status === 'playing' && S.view.you && S.view.state?.turn === S.view.you.seat;
+  document.title = mine ? `● ${t('table.your_turn')} — ${t('app.title')}` : t('app.title');
   let screen;
   switch (screenName()) {
     case 'home': screen = homeScreen(S, actions); break;

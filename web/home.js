@@ -60,11 +60,30 @@ export function homeScreen(S, actions) {
     h('div', { class: 'panel' },
       h('h2', {}, t('home.join')),
       h('p', {}, t('home.join_help')),
+      h('form', {
+        class: 'row', testid: 'open-link-form',
+        onsubmit: (e) => {
+          e.preventDefault();
+          const code = roomFromLink(e.target.elements.link.value);
+          if (code) actions.navigate(`/r/${encodeURIComponent(code)}`);
+        },
+      },
+      h('label', { for: 'open-link', class: 'sr-only' }, t('home.link_label')),
+      h('input', { id: 'open-link', name: 'link', type: 'text', testid: 'open-link', placeholder: t('home.link_label'), class: 'grow' }),
+      h('button', { type: 'submit', testid: 'open-link-btn' }, t('home.link_open'))),
       rooms.length ? h('ul', { class: 'recent', testid: 'recent-rooms' },
         rooms.map((r) => h('li', {}, h('a', {
           href: `/r/${encodeURIComponent(r.room)}`,
           onclick: (e) => { e.preventDefault(); actions.navigate(`/r/${encodeURIComponent(r.room)}`); },
         }, t('home.recent_room', { name: r.name || '', code: r.room.slice(0, 8) })))) ) : null));
+}
+
+/** The room code from a pasted invite link (".../r/CODE") or a bare code. */
+export function roomFromLink(text) {
+  const value = (text || '').trim();
+  const m = value.match(/\/r\/([^/?#\s]+)/);
+  if (m) return decodeURIComponent(m[1]);
+  return /^[A-Za-z0-9_-]{4,}$/.test(value) ? value : null;
 }
 
 export function joinScreen(S, actions) {

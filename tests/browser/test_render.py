@@ -336,3 +336,25 @@ def test_custom_wilds_are_dropped_outside_the_gdj85_deck(make_page: Callable[...
     page.get_by_test_id("create-btn").click()
     expect(page).to_have_url("http://uno.test/r/NEWROOM")
     assert site.requests[-1]["settings"] == {"variant": "flip"}
+
+
+def test_home_opens_a_pasted_invite_link(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    FakeSite(page, fv.lobby_view(now_ms()))
+    page.goto("http://uno.test/")
+    page.get_by_test_id("open-link").fill("  http://uno.test/r/FAKEROOM  ")
+    page.get_by_test_id("open-link-btn").click()
+    expect(page).to_have_url("http://uno.test/r/FAKEROOM")
+    expect(page.get_by_test_id("join-form")).to_be_visible()
+    expect(page.get_by_test_id("join-info")).to_contain_text("Waiting in the lobby")
+
+
+def test_tab_title_shows_your_turn(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    expect(page).to_have_title("● Your turn — UNO")
+    later = fv.classic_view(now_ms())
+    later["state"]["turn"] = 1
+    site.push_event({"kind": "turn_passed", "seat": 0}, later)
+    expect(page).to_have_title("UNO")

@@ -19,6 +19,8 @@ export default {
   'home.create_btn': 'Create room',
   'home.join': 'Join a room',
   'home.join_help': 'Open the invite link a friend sent you.',
+  'home.link_label': 'Invite link or room code',
+  'home.link_open': 'Open',
   'home.recent_room': '{name} · room {code}…',
 
   'join.title': 'Join the game',

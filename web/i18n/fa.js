@@ -19,6 +19,8 @@ export default {
   'home.create_btn': 'ساختن اتاق',
   'home.join': 'پیوستن به اتاق',
   'home.join_help': 'پیوند دعوتی را که دوستتان فرستاده باز کنید.',
+  'home.link_label': 'پیوند دعوت یا کد اتاق',
+  'home.link_open': 'باز کردن',
   'home.recent_room': '{name} · اتاق {code}…',
 
   'join.title': 'پیوستن به بازی',

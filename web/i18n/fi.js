@@ -19,6 +19,8 @@ export default {
   'home.create_btn': 'Luo huone',
   'home.join': 'Liity huoneeseen',
   'home.join_help': 'Avaa ystäväsi lähettämä kutsulinkki.',
+  'home.link_label': 'Kutsulinkki tai huoneen koodi',
+  'home.link_open': 'Avaa',
   'home.recent_room': '{name} · huone {code}…',
 
   'join.title': 'Liity peliin',

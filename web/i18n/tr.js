@@ -19,6 +19,8 @@ export default {
   'home.create_btn': 'Odayı aç',
   'home.join': 'Bir odaya katıl',
   'home.join_help': 'Arkadaşının gönderdiği davet bağlantısını aç.',
+  'home.link_label': 'Davet bağlantısı ya da oda kodu',
+  'home.link_open': 'Aç',
   'home.recent_room': '{name} · oda {code}…',
 
   'join.title': 'Oyuna katıl',
