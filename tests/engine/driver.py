@@ -265,8 +265,8 @@ class Driver:
 
     def check_event(self, e: Event) -> None:
         assert e.after is not None
-        if e.after.status == "lobby" or e.kind == "dealer_chosen":
-            return  # the cards drawn for the deal are public and go back before the deal
+        if e.after.status == "lobby":
+            return
         hands = self.hands(e.after)
         everyone = set().union(*hands)
         spectator = card_ids_in(redact(e, None))

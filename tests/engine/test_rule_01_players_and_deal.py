@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from app.engine.actions import Join, Start
@@ -59,6 +61,30 @@ def test_dealer_is_drawn_without_the_hook() -> None:
     assert 0 <= dealer < 4
     assert t.counts() == [7] * 4
     assert t.kinds(t.events).index("dealer_chosen") < t.kinds(t.events).index("round_started")
+
+
+def _points(card: dict[str, Any]) -> int:
+    return int(card["value"]) if card["kind"] == "number" else 0  # symbols count as 0
+
+
+@pytest.mark.parametrize("n", [2, 4, 10])
+def test_highest_number_deals_and_ties_draw_again(n: int) -> None:
+    ties = 0
+    for seed in range(25):
+        t = Table(n, dealer=None, seed=seed)
+        chosen = t.find("dealer_chosen").public
+        rounds = chosen["draws"]
+        for draw in rounds[:-1]:
+            values = [_points(d["card"]) for d in draw]
+            assert values.count(max(values)) > 1, "a draw round without a tie at the top"
+            ties += 1
+        last = {d["seat"]: _points(d["card"]) for d in rounds[-1]}
+        best = max(last.values())
+        assert list(last.values()).count(best) == 1
+        assert last[chosen["dealer"]] == best
+        assert t.turn in ((chosen["dealer"] + 1) % n, (chosen["dealer"] + 2) % n, chosen["dealer"])
+    if n == 10:
+        assert ties > 0  # ten players tie often: the redraw path ran
 
 
 def _expected_first(top_kind: str, dealer: int, n: int) -> tuple[int, int]:
