@@ -123,3 +123,21 @@ def test_lowest_wins_tie_at_the_target_plays_one_more_round() -> None:
     assert d.status() == "round_over"
     d.step()  # the host deals the extra round
     assert d.status() == "playing"
+
+
+def test_scoring_none_next_match_comes_by_itself() -> None:
+    t = quick_win_table(OTHER, scoring="none", next_round_seconds=5)
+    win_quickly(t)
+    match = t.view(None)["match_id"]
+    assert t.deadline("next_round").at == t.now + 5000
+    t.timeout("next_round")
+    assert t.status == "playing"
+    assert t.view(None)["match_id"] != match
+    assert t.view(None)["round"] == 1
+
+
+def test_a_won_match_waits_for_the_host() -> None:
+    t = quick_win_table(OTHER, target_score=50)
+    win_quickly(t)
+    assert t.status == "match_over"
+    assert not t.has_deadline("next_round")
