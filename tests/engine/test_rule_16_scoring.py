@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from app.engine.actions import Start
-from app.engine.events import Event
 
-from .driver import Driver
-from .helpers import quick_win_table, win_quickly
+from .helpers import Table, quick_win_table, win_quickly
 
 # 9 + 5 + 20 + 20 + 20 + 50 + 50 = 174, plus the blue 9 seat 1 draws on the way: 183
 OTHER = ["red 9", "blue 5", "red skip", "blue reverse", "red draw2", "wild", "wild_draw4"]
@@ -101,28 +99,25 @@ def test_next_round_seconds_zero_waits_for_the_host() -> None:
 
 
 def test_lowest_wins_tie_at_the_target_plays_one_more_round() -> None:
-    """Random play until a round ends past the target with the lowest total tied."""
-    ties: list[tuple[list[int], bool]] = []  # (scores, match ended with that round)
-
-    def watch(d: Driver, events: list[Event]) -> None:
-        kinds = [e.kind for e in events]
-        for e in events:
-            scores = list(e.public.get("scores", []))
-            if e.kind == "round_ended" and max(scores) >= 50 and scores.count(min(scores)) > 1:
-                ties.append((scores, "match_ended" in kinds))
-
-    for seed in [10, 13, 19, *range(40)]:
-        d = Driver({"scoring": "lowest_wins", "target_score": 50}, 3, seed, on_step=watch)
-        while not ties and d.rounds < 6 and not d.matches:
-            d.step()
-        if ties:
-            break
-    assert ties, "no tie found"
-    scores, ended = ties[0]
-    assert not ended, f"match ended on a tie {scores}"
-    assert d.status() == "round_over"
-    d.step()  # the host deals the extra round
-    assert d.status() == "playing"
+    """Seat 0 goes out; seat 2 keeps only a 0 (0 points): 0 and 0 tie for the lowest."""
+    reds0 = ["red 1", "red 2", "red 4", "red 5", "red 6", "red 7", "red 8"]
+    reds2 = ["red 1", "red 2", "red 4", "red 5", "red 6", "red 7"]
+    hands = {0: reds0, 1: ["wild", "wild"], 2: [*reds2, "blue 0"]}
+    t = Table(3, hands=hands, first="red 3", scoring="lowest_wins", target_score=50)
+    for k in range(6):
+        t.play(0, reds0[k], uno=k == 5)
+        t.draw(1)
+        if t.phase == "after_draw":
+            t.pass_(1)
+        t.play(2, reds2[k], uno=k == 5)
+    events = t.play(0, reds0[6])
+    ended = t.find("round_ended", events).public
+    assert ended["points"][0] == ended["points"][2] == 0
+    assert ended["points"][1] >= 100
+    assert "match_ended" not in t.kinds(events)  # the lowest total is tied: one more round
+    assert t.status == "round_over"
+    t.act(0, Start())
+    assert t.status == "playing" and t.view(None)["round"] == 2
 
 
 def test_scoring_none_next_match_comes_by_itself() -> None:
