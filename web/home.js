@@ -153,8 +153,12 @@ export function joinScreen(S, actions) {
       h('div', { class: 'row' }, joinBtn, watchBtn)));
 }
 
+let tournamentPoll = 0;
+
 export function tournamentScreen(S, actions) {
   const code = S.route.code;
+  // One polling loop per shown page: a re-render (language switch) starts a new one.
+  const generation = ++tournamentPoll;
   const key = `uno.tournament.${code}`;
   const box = h('div', { testid: 'tournament-info' }, t('join.loading'));
   const status = h('p', { class: 'error', role: 'alert' });
@@ -162,6 +166,7 @@ export function tournamentScreen(S, actions) {
   try { token = localStorage.getItem(key); } catch { /* ignore */ }
 
   const refresh = async () => {
+    if (generation !== tournamentPoll) return;
     try {
       const tour = await api.tournament(code);
       const standings = tour.standings || [];
@@ -181,7 +186,9 @@ export function tournamentScreen(S, actions) {
     } catch (err) {
       box.replaceChildren(h('p', { class: 'error' }, errorText(err)));
     }
-    if (S.route.name === 'tournament' && S.route.code === code) setTimeout(refresh, 3000);
+    if (generation === tournamentPoll && S.route.name === 'tournament' && S.route.code === code) {
+      setTimeout(refresh, 3000);
+    }
   };
   refresh();
 
@@ -194,7 +201,8 @@ export function tournamentScreen(S, actions) {
       const res = await api.tournamentEnter(code, who);
       token = res.token;
       localStorage.setItem(key, token);
-      status.textContent = t('tour.entered');
+      actions.toast(t('tour.entered'));
+      actions.render(); // shows the waiting state and asks /me at once
     } catch (err) {
       status.textContent = errorText(err);
     }
@@ -205,5 +213,5 @@ export function tournamentScreen(S, actions) {
     token ? h('p', {}, t('tour.waiting')) : h('form', { onsubmit: enter },
       h('div', { class: 'field' }, h('label', { for: 'tour-name' }, t('home.your_name')), name),
       status,
-      h('button', { type: 'submit', class: 'primary' }, t('tour.enter'))));
+      h('button', { type: 'submit', class: 'primary', testid: 'tour-enter' }, t('tour.enter'))));
 }

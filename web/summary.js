@@ -35,6 +35,7 @@ export function summaryOverlay(S, actions) {
       h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
   target && view.settings?.scoring !== 'none' ? h('p', { class: 'muted' }, t('score.target', { n: formatNumber(target) })) : null,
   h('div', { class: 'row' },
+    S.session?.tournament ? h('a', { class: 'button ghost', href: `/t/${encodeURIComponent(S.session.tournament)}`, testid: 'tournament-link' }, t('tour.back')) : null,
     matchId ? h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
     canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
       t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted' }, t('summary.waiting')),

@@ -19,7 +19,8 @@ class FakeSite:
         self.role = role
         self.sent: list[dict[str, Any]] = []
         self.sockets: list[Any] = []
-        self.requests: list[Any] = []  # bodies of POST /api/rooms
+        self.requests: list[Any] = []  # bodies of POST /api/rooms and of `routes` calls
+        self.routes: dict[str, tuple[int, Any]] = {}  # path -> (status, JSON) answers
         page.route(f"{ORIGIN}/**", self._http)
         page.route_web_socket("ws://uno.test/ws/rooms/*", self._socket)
 
@@ -47,6 +48,11 @@ class FakeSite:
                     "token": "t-new",
                 },
             )
+            return
+        if path in self.routes:
+            status, body = self.routes[path]
+            self.requests.append(route.request.post_data_json)
+            route.fulfill(status=status, json=body)
             return
         if path.startswith("/api/"):
             route.fulfill(

@@ -248,6 +248,7 @@ export default {
   'tour.wins': 'Wins',
   'tour.enter': 'Enter the tournament',
   'tour.entered': 'You are in. Your table opens here when it starts.',
+  'tour.back': 'Back to the tournament',
   'tour.waiting': 'Waiting for your table…',
 
   'set.group.game': 'Game',

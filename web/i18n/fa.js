@@ -248,6 +248,7 @@ export default {
   'tour.wins': 'برد',
   'tour.enter': 'ثبت‌نام در مسابقات',
   'tour.entered': 'ثبت‌نام شدید. میز شما وقتی شروع شود همین‌جا باز می‌شود.',
+  'tour.back': 'بازگشت به مسابقات',
   'tour.waiting': 'در انتظار میز شما…',
 
   'set.group.game': 'بازی',

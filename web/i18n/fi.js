@@ -248,6 +248,7 @@ export default {
   'tour.wins': 'Voitot',
   'tour.enter': 'Ilmoittaudu turnaukseen',
   'tour.entered': 'Olet mukana. Pöytäsi avautuu tähän, kun se alkaa.',
+  'tour.back': 'Takaisin turnaukseen',
   'tour.waiting': 'Odotetaan pöytääsi…',
 
   'set.group.game': 'Peli',

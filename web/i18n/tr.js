@@ -248,6 +248,7 @@ export default {
   'tour.wins': 'Galibiyet',
   'tour.enter': 'Turnuvaya katıl',
   'tour.entered': 'Katıldın. Masan başlayınca burada açılır.',
+  'tour.back': 'Turnuvaya dön',
   'tour.waiting': 'Masan bekleniyor…',
 
   'set.group.game': 'Oyun',
