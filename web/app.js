@@ -135,6 +135,8 @@ function onFrame(f) {
       setView(f.view, f.version);
       onEvent(ev, f.version, before);
       render();
+      // The summary is a modal dialog: keyboard focus goes into it when it opens.
+      if (ev.kind === 'round_ended') document.querySelector('[data-testid=summary-close]')?.focus();
       break;
     }
     case 'error':

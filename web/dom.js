@@ -57,3 +57,19 @@ export function replaceKeepingFocus(root, ...children) {
     }
   }
 }
+
+/** Keep Tab and Shift+Tab inside a modal dialog (call from its keydown handler). */
+export function trapTab(e, container) {
+  if (e.key !== 'Tab') return;
+  const items = [...container.querySelectorAll('button:not(:disabled), a[href], input:not(:disabled), select:not(:disabled)')];
+  if (!items.length) return;
+  const first = items[0];
+  const last = items[items.length - 1];
+  if (e.shiftKey && document.activeElement === first) {
+    last.focus();
+    e.preventDefault();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    first.focus();
+    e.preventDefault();
+  }
+}

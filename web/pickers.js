@@ -1,5 +1,5 @@
 // Playing a card: ask for a color and a target when the move needs them, then send `play`.
-import { h } from './dom.js';
+import { h, trapTab } from './dom.js';
 import { t } from './i18n/index.js';
 import { cardEl, colorName, cardsText } from './cards.js';
 import { seatName } from './events.js';
@@ -64,7 +64,7 @@ export function pickerOverlay(S, actions) {
   }
   return h('div', {
     class: 'overlay', testid: 'picker',
-    onkeydown: (e) => { if (e.key === 'Escape') cancel(); },
+    onkeydown: (e) => { if (e.key === 'Escape') cancel(); else trapTab(e, e.currentTarget); },
     onclick: (e) => { if (e.target === e.currentTarget) cancel(); },
   }, h('div', { class: 'picker panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'picker-title' },
     card ? cardEl(card, { small: true }) : null,

@@ -1,5 +1,5 @@
 // The round summary: every revealed hand, the points, the totals, the match winner.
-import { h } from './dom.js';
+import { h, trapTab } from './dom.js';
 import { t, formatNumber } from './i18n/index.js';
 import { cardEl } from './cards.js';
 import { seatName } from './events.js';
@@ -20,7 +20,9 @@ export function summaryOverlay(S, actions) {
   const scores = ev?.scores || view.seats.map((x) => x.score ?? 0);
   // The next round (or match) is dealt by itself at this time, when the room has a pause set.
   const nextAt = view.state?.deadlines?.next_round?.at ?? null;
-  return h('div', { class: 'overlay' }, h('div', {
+  const close = () => { S.summaryHidden = true; actions.render(); };
+  const onkeydown = (e) => { if (e.key === 'Escape') close(); else trapTab(e, e.currentTarget); };
+  return h('div', { class: 'overlay', onkeydown }, h('div', {
     class: 'panel summary', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'summary-title', testid: 'round-summary',
   },
   h('h2', { id: 'summary-title' }, ev ? t('summary.title', { round: ev.round ?? view.round ?? '' }) : t(`status.${view.status}`)),
@@ -40,6 +42,6 @@ export function summaryOverlay(S, actions) {
     canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
       t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted' }, t('summary.waiting')),
     nextAt ? ring(nextAt, (view.settings?.next_round_seconds || 10) * 1000, 'next-round-timer') : null,
-    h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: () => { S.summaryHidden = true; actions.render(); } }, t('summary.close')))));
+    h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: close }, t('summary.close')))));
 }
 

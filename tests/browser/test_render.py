@@ -240,8 +240,14 @@ def test_summary_shows_hands_points_and_the_record_link(make_page: Callable[...,
     expect(page.get_by_test_id("summary-points-0")).to_have_text("79")
     expect(page.get_by_test_id("summary-seat-2").locator(".card")).to_have_count(1)
     expect(page.get_by_test_id("match-link")).to_have_attribute("href", "/api/matches/m1")
-    page.get_by_test_id("next-round-btn").click()
+    expect(page.get_by_test_id("summary-close")).to_be_focused()
+    page.keyboard.press("Tab")  # wraps inside the dialog
+    expect(page.get_by_test_id("match-link")).to_be_focused()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
     assert wait_sent(page, site, "start")["type"] == "start"
+    page.keyboard.press("Escape")
+    expect(summary).to_have_count(0)
 
 
 def test_spectator_sees_no_hand_and_cannot_chat(make_page: Callable[..., Page]) -> None:
