@@ -393,3 +393,29 @@ def test_tournament_entry_leads_to_the_table(make_page: Callable[..., Page]) -> 
     assert {"name": "Mikko"} in site.requests
     assert wait_sent(page, site, "hello")["token"] == "seat-tok"
     expect(page.get_by_test_id("table")).to_be_visible()
+
+
+def test_a_full_room_offers_to_watch(
+    make_page: Callable[..., Page], console_errors: ConsoleErrors
+) -> None:
+    console_errors.expect_message("409")
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.routes = {
+        "/api/rooms/FAKEROOM/players": (
+            409,
+            {"error": {"code": "room_full", "message": "the room is full"}},
+        ),
+        "/api/rooms/FAKEROOM/spectators": (201, {"token": "spec-tok"}),
+    }
+    page.goto("http://uno.test/r/FAKEROOM")
+    page.get_by_test_id("join-name").fill("Late")
+    page.get_by_test_id("join-btn").click()
+    expect(page.get_by_test_id("join-error")).to_have_text(
+        "This room is full or the game has started. You can watch."
+    )
+    expect(page.get_by_test_id("watch-btn")).to_be_focused()
+    page.keyboard.press("Enter")
+    assert wait_sent(page, site, "hello")["token"] == "spec-tok"
+    stored = page.evaluate("JSON.parse(localStorage.getItem('uno.session.FAKEROOM'))")
+    assert stored["role"] == "spectator"
