@@ -56,7 +56,11 @@ function seatTile(S, actions, seat, index, count) {
     catchable ? h('button', {
       type: 'button', class: 'catch', testid: `catch-${seat.seat}`,
       onclick: () => actions.send({ type: 'catch', seat: seat.seat }),
-    }, t('table.catch', { name: seat.name })) : null));
+    }, t('table.catch', { name: seat.name })) : null,
+    // How long the catch window stays open (it also closes when the next player acts).
+    catchable && st.deadlines?.uno?.seat === seat.seat
+      ? ring(st.deadlines.uno.at, view.settings?.uno_window_ms || 3000, `catch-${seat.seat}-timer`)
+      : null));
 }
 
 // --- centre ---------------------------------------------------------------------------------

@@ -178,6 +178,7 @@ def test_jump_in_choose_and_catch(make_page: Callable[..., Page]) -> None:
     expect(page.get_by_test_id("turn-status")).to_have_attribute("data-mine", "false")
     expect(page.get_by_test_id("seat-2-timer")).to_be_visible()
     expect(page.get_by_test_id("card-1")).to_have_class("card c-red legal jump")
+    expect(page.get_by_test_id("catch-1-timer")).to_be_visible()
     page.get_by_test_id("catch-1").click()
     assert wait_sent(page, site, "catch")["seat"] == 1
     page.get_by_test_id("card-1").click()
