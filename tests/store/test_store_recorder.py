@@ -234,3 +234,20 @@ async def test_two_processes_sharing_an_outbox_deliver_each_round_once(database:
     assert first.outbox_size() == 0
     assert await count_rows(first, Round, "match-1") == len(records)
     assert await second.get_match("match-1") == expected_body(records, finished=False)
+
+
+async def test_many_rooms_ending_rounds_at_once_all_reach_the_database(
+    database: Database,
+) -> None:
+    # a generous timeout: this is about writers queueing, not about a slow machine
+    recorder = database.recorder(write_timeout=10.0)
+    await recorder.start()
+    records = [
+        r
+        for i in range(30)
+        for r in match_rounds(POINTS[:1], match_id=f"match-{i}", room=f"ROOM{i}")
+    ]
+    await asyncio.gather(*(recorder.round_completed(r) for r in records))
+    assert recorder.outbox_size() == 0  # nobody waited long enough to need the outbox
+    for r in records:
+        assert await count_rows(recorder, Round, r.match_id) == 1

@@ -68,6 +68,10 @@ class SqlRecorder:
         self._abandoned: set[asyncio.Future[Any]] = set()  # timed-out writes still cleaning up
         self._known_matches: set[str] = set()  # matches this process has seen committed
         self._rejections: dict[int, int] = {}  # outbox seq → refusals by a reachable database
+        # SQLite has one writer at a time; queueing our own writes here is fair and cheap,
+        # where racing for the file lock fails writers after the busy timeout.
+        self._one_writer = self.engine.dialect.name == "sqlite"
+        self._write_lock = asyncio.Lock()
 
     # --- lifecycle ---
 
@@ -215,16 +219,19 @@ class SqlRecorder:
         players: tuple[PlayerRecord, ...],
         started_at: int,
     ) -> None:
-        async with self.engine.begin() as conn:
+        async with self._writing(), self.engine.begin() as conn:
             await ensure_match(conn, match_id, room, settings, players, started_at)
         self._remember_match(match_id)
 
     async def _write_round(self, record: RoundRecord) -> bool:
         known = record.match_id in self._known_matches
-        async with self.engine.begin() as conn:
+        async with self._writing(), self.engine.begin() as conn:
             stored = await store_round(conn, record, match_exists=known)
         self._remember_match(record.match_id)
         return stored
+
+    def _writing(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        return self._write_lock if self._one_writer else contextlib.nullcontext()
 
     async def _rejected(self, seq: int, exc: Exception) -> bool:
         """True when a reachable database refused this record MAX_REJECTIONS times running:
