@@ -251,3 +251,16 @@ async def test_many_rooms_ending_rounds_at_once_all_reach_the_database(
     assert recorder.outbox_size() == 0  # nobody waited long enough to need the outbox
     for r in records:
         assert await count_rows(recorder, Round, r.match_id) == 1
+
+
+async def test_closing_delivers_what_waits_in_the_outbox(database: Database) -> None:
+    records = match_rounds(POINTS[:2])
+    recorder = database.recorder()
+    await recorder.start()
+    for r in records:
+        await recorder.outbox.put(r)  # not woken: only close() delivers them
+    await recorder.close()
+    assert recorder.outbox_size() == 0
+    reader = database.recorder(outbox_path=database.workdir / "other-outbox.sqlite3")
+    await reader.start()
+    assert await reader.get_match("match-1") == expected_body(records, finished=False)

@@ -39,7 +39,7 @@ RETRY_MIN_S = 0.2
 RETRY_MAX_S = 5.0
 KNOWN_MATCHES_MAX = 10_000
 MAX_REJECTIONS = 5
-CLOSE_GRACE_S = 3.0  # how long close() lets timed-out writes clean up
+CLOSE_GRACE_S = 3.0  # how long close() may deliver the outbox, and let timed-out writes end
 
 
 class SqlRecorder:
@@ -96,6 +96,9 @@ class SqlRecorder:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._delivery
             self._delivery = None
+        if len(self.outbox) and self._migrated:  # a last delivery pass; what stays waits
+            with contextlib.suppress(Exception):  # in the file for the next start
+                await self._timed(self._deliver_outbox(), CLOSE_GRACE_S)
         if self._abandoned:
             await asyncio.wait(self._abandoned, timeout=CLOSE_GRACE_S)
         await self.outbox.close()
