@@ -118,6 +118,13 @@ def test_full_round(
         expect(b.locator("html")).to_have_attribute("lang", "fi")
         shots("lobby", a=a, b=b, c=c)
 
+        # Chat: typed on one page, shown on the others (and kept out of the way of the game).
+        b.get_by_test_id("chat-input").fill("Moi kaikki!")
+        b.get_by_test_id("chat-input").press("Enter")
+        expect(a.get_by_test_id("chat-list")).to_contain_text("Mikko: Moi kaikki!")
+        expect(c.get_by_test_id("chat-list")).to_contain_text("Mikko: Moi kaikki!")
+        expect(b.get_by_test_id("chat-input")).to_have_value("")
+
         # The host changes a setting with the form; the others see it (read-only).
         a.get_by_test_id("lobby-uno_window_ms").fill("30000")
         a.get_by_test_id("lobby-uno_window_ms").press("Tab")
