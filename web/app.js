@@ -27,6 +27,7 @@ const S = {
   picker: null,       // {type: 'color'|'target', move, color}
   summaryHidden: false,
   newCards: new Set(),
+  inflight: null,     // {id, at} of the turn command awaiting its ack
 };
 
 const app = document.getElementById('app');
@@ -60,6 +61,7 @@ function leaveRoom() {
   Object.assign(S, {
     socket: null, session: null, you: null, view: null, version: null, log: [],
     summary: null, matchEnd: null, unoArmed: false, picker: null, summaryHidden: false,
+    inflight: null,
   });
   setConn('offline');
 }
@@ -139,14 +141,18 @@ function onFrame(f) {
       if (ev.kind === 'round_ended') document.querySelector('[data-testid=summary-close]')?.focus();
       break;
     }
+    case 'ack':
+      answered(f.id);
+      break;
     case 'error':
+      answered(f.id);
       onError(f);
       break;
     case 'pong':
       if (typeof f.server_time === 'number') S.offset = f.server_time - Date.now();
       break;
     default:
-      break; // ack and frames this client does not know
+      break; // frames this client does not know
   }
 }
 
@@ -234,15 +240,29 @@ function onError(f) {
     return;
   }
   toast(t(`err.${f.code}`) !== `err.${f.code}` ? t(`err.${f.code}`) : (f.message || f.code));
+  // A refused change (settings, say) must not stay shown as if it had been applied.
+  render();
 }
 
 // --- commands ---------------------------------------------------------------------------
 
 /** Send a command decided on the current view (`at` = its version). */
+// Turn commands wait for their answer: a second click meanwhile (a double click, a key held
+// down) would only be refused, so it is dropped here.
+const TURN_COMMANDS = new Set(['play', 'draw', 'pass', 'challenge', 'accept', 'choose']);
+const INFLIGHT_MS = 5000;
+
 export function send(cmd, { at = true } = {}) {
   if (!S.socket) return;
+  const turn = TURN_COMMANDS.has(cmd.type);
+  if (turn && S.inflight && Date.now() - S.inflight.at < INFLIGHT_MS) return;
   const full = at && S.view ? { ...cmd, at: S.view.version ?? S.version } : cmd;
-  S.socket.send(full);
+  const id = S.socket.send(full);
+  if (turn) S.inflight = { id, at: Date.now() };
+}
+
+function answered(id) {
+  if (S.inflight && S.inflight.id === id) S.inflight = null;
 }
 
 // --- live region, toasts ----------------------------------------------------------------

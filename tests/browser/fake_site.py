@@ -21,6 +21,7 @@ class FakeSite:
         self.sockets: list[Any] = []
         self.requests: list[Any] = []  # bodies of POST /api/rooms and of `routes` calls
         self.routes: dict[str, tuple[int, Any]] = {}  # path -> (status, JSON) answers
+        self.ack = True  # False: commands stay unanswered (as on a slow server)
         page.route(f"{ORIGIN}/**", self._http)
         page.route_web_socket("ws://uno.test/ws/rooms/*", self._socket)
 
@@ -89,7 +90,7 @@ class FakeSite:
                 )
             elif frame["type"] == "ping":
                 ws.send(json.dumps({"type": "pong", "server_time": self.view["server_time"]}))
-            elif "id" in frame:
+            elif "id" in frame and self.ack:
                 ws.send(
                     json.dumps({"type": "ack", "id": frame["id"], "version": self.view["version"]})
                 )

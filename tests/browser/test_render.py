@@ -420,3 +420,15 @@ def test_a_full_room_offers_to_watch(
     assert wait_sent(page, site, "hello")["token"] == "spec-tok"
     stored = page.evaluate("JSON.parse(localStorage.getItem('uno.session.FAKEROOM'))")
     assert stored["role"] == "spectator"
+
+
+def test_a_double_click_plays_once(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.ack = False
+    site.open_room()
+    page.get_by_test_id("card-1").dblclick()
+    page.get_by_test_id("draw-btn").click()
+    wait_sent(page, site, "play")
+    page.wait_for_timeout(300)
+    assert [f["type"] for f in site.sent if f["type"] in ("play", "draw")] == ["play"]
