@@ -9,10 +9,10 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
-from starlette.middleware.base import RequestResponseEndpoint
+from fastapi import FastAPI
 
 from app.api import errors, health, matches, rooms, web
+from app.api.middleware import HardeningMiddleware
 from app.bus import create_bus
 from app.rooms.service import RoomService
 from app.settings import AppSettings
@@ -64,13 +64,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.state.hub = hub
     app.state.recorder = recorder
 
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next: RequestResponseEndpoint) -> Response:
-        response = await call_next(request)
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        return response
-
+    app.add_middleware(HardeningMiddleware)
     errors.install(app)
     app.include_router(rooms.build_router(service))
     app.include_router(matches.build_router(recorder))

@@ -154,3 +154,18 @@ async def test_matches_health_pages_and_unknown_routes(server: Harness) -> None:
         assert page.headers["referrer-policy"] == "no-referrer"
     _error(await server.http.get("/api/nothing-here"), 404, "not_found")
     _error(await server.http.delete("/api/rooms"), 405, "method_not_allowed")
+
+
+async def test_oversized_bodies_are_refused(server: Harness) -> None:
+    big = {"name": "A", "settings": {"pad": "x" * 70_000}}
+    _error(await server.http.post("/api/rooms", json=big), 413, "too_large")
+
+    async def chunks():  # type: ignore[no-untyped-def]
+        for _ in range(20):
+            yield b"x" * 8192
+
+    response = await server.http.post(
+        "/api/rooms", content=chunks(), headers={"content-type": "application/json"}
+    )
+    _error(response, 413, "too_large")
+    assert response.headers["referrer-policy"] == "no-referrer"
