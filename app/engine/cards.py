@@ -41,6 +41,7 @@ class Face:
     stack: str | None  # stacking class, None when the card never stacks
     challengeable: bool
     needs_target: bool  # All Wild targeted cards and the swap_hands Customizable
+    reshapes: bool  # its effect changes the player's own hand (swap, shuffle, discard...)
     effect: str | None = None
     n: int | None = None
     label: str | None = None
@@ -112,6 +113,9 @@ def make_face(
     needs_target = kind in ("wild_targeted_draw2", "wild_forced_swap") or (
         kind == "wild_custom" and effect == "swap_hands"
     )
+    reshapes = kind in ("wild_shuffle", "wild_forced_swap") or (
+        kind == "wild_custom" and effect in ("swap_hands", "rotate_hands", "discard_color")
+    )
     return Face(
         color=color,
         kind=kind,
@@ -123,6 +127,7 @@ def make_face(
         stack=stack,
         challengeable=challengeable,
         needs_target=needs_target,
+        reshapes=reshapes,
         effect=effect,
         n=n,
         label=label,

@@ -246,8 +246,9 @@ def legal_actions(st: State, seat: int) -> list[Action]:
         two = len(st.hands[seat]) == 2 and st.uno[seat] != UNO_EARLY
         for c in playable_cards(st, seat):
             f = faces[c]
-            if two or f.needs_target or (sevens and f.value == 7 and f.kind == "number"):
-                _expand(st, seat, c, f, two, out)
+            if two or f.needs_target or f.reshapes or (sevens and f.kind == "number"):
+                declare = two or f.reshapes or (sevens and f.value in (0, 7))
+                _expand(st, seat, c, f, declare, out)
             elif f.wild and colored:
                 plays = _WILD.get((c, colors))
                 if plays is None:
@@ -278,13 +279,14 @@ def legal_actions(st: State, seat: int) -> list[Action]:
     return out
 
 
-def _expand(st: State, seat: int, c: int, f: Face, two: bool, out: list[Action]) -> None:
-    """The rarer plays: with targets, or with and without declaring UNO at two cards."""
+def _expand(st: State, seat: int, c: int, f: Face, declare: bool, out: list[Action]) -> None:
+    """The rarer plays: with targets, or with and without declaring UNO (at two cards, or
+    with a card whose effect changes the own hand: it may leave one card)."""
     colors = st.deck.colors(st.side)
     cs: tuple[str | None, ...] = colors if needs_color(st, f) else (None,)
     ts: list[int | None] = list(targets(st, seat)) if needs_target(st, f) else [None]
-    declare = (True, False) if two else (False,)
+    flags = (True, False) if declare else (False,)
     for color in cs:
         for t in ts:
-            for u in declare:
+            for u in flags:
                 out.append(_play(c, color, t, u))

@@ -92,16 +92,16 @@ def do_play(ctx: Ctx, seat: int | None, act: Play) -> None:
     if target is not None:
         public["target"] = target
     ctx.emit("card_played", public)
-    if act.uno and len(hand) == 1:
-        st.uno[seat] = UNO_DECLARED
-        ctx.emit("uno_declared", {"seat": seat})
+    if act.uno:
+        ctx.uno_intent = seat
     touch_uno(ctx, seat)
 
     if not hand and face.kind != "wild_shuffle":
         _last_card_draws(ctx, seat, face, target)
         end_round(ctx, seat)
-        return
-    _effect(ctx, seat, face, target, guilty)
+    else:
+        _effect(ctx, seat, face, target, guilty)
+    ctx.uno_intent = None
 
 
 def _last_card_draws(ctx: Ctx, seat: int, face: Face, target: int | None) -> None:

@@ -25,7 +25,7 @@ from app.engine.wire import cards_json
 
 
 class Ctx:
-    __slots__ = ("events", "now", "rng", "st", "trace")
+    __slots__ = ("events", "now", "rng", "st", "trace", "uno_intent")
 
     def __init__(self, st: State, rng: random.Random, now: int, trace: bool) -> None:
         self.st = st
@@ -33,6 +33,9 @@ class Ctx:
         self.now = now
         self.trace = trace
         self.events: list[Event] = []
+        # The seat whose current play carries `uno: true`: the declaration counts whenever
+        # that play's own effects (discarding a color, a swap...) leave the seat at one card.
+        self.uno_intent: int | None = None
 
     def emit(
         self,
@@ -84,7 +87,10 @@ def touch_uno(ctx: Ctx, seat: int) -> None:
     size = len(st.hands[seat])
     state = st.uno[seat]
     if size == 1:
-        if state in (UNO_EARLY, UNO_DECLARED):
+        if ctx.uno_intent == seat and state != UNO_DECLARED:
+            st.uno[seat] = UNO_DECLARED
+            ctx.emit("uno_declared", {"seat": seat})
+        elif state in (UNO_EARLY, UNO_DECLARED):
             st.uno[seat] = UNO_DECLARED
         elif state == UNO_NONE:
             st.uno[seat] = UNO_EXPOSED
