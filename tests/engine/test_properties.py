@@ -105,15 +105,20 @@ BULK_ROUNDS = 10_000
 BULK_CPU_SECONDS = 60.0
 
 
-def bulk_rounds(total: int, seed: int) -> tuple[int, int]:
+ROUND_ACTION_CAP = 2000
+
+
+def bulk_rounds(total: int, seed: int) -> tuple[int, int, int]:
     """Play `total` rounds of random legal play (2-10 seats, every variant, random rules).
 
     Lean on purpose: no tracing and no views; the seat in turn is read from `state.turn`,
-    the one field of State the contract names (it is the view's `state.turn`).
-    Returns (rounds, applied actions).
+    the one field of State the contract names (it is the view's `state.turn`). Random play
+    does not try to win: with ten seats and card-pumping Customizables a round can go on for
+    thousands of moves, so a table is dropped after ROUND_ACTION_CAP moves without a round
+    ending (its unfinished round does not count). Returns (rounds, actions, dropped tables).
     """
     r = random.Random(seed)
-    rounds = applied = 0
+    rounds = applied = dropped = 0
     while rounds < total:
         partial = random_settings(r)
         n = r.randint(2, 10)
@@ -121,8 +126,11 @@ def bulk_rounds(total: int, seed: int) -> tuple[int, int]:
         for i in range(n):
             state, _ = apply(state, None, Join(f"P{i}", f"p{i}"), r, T0)
         state, _ = apply(state, 0, Start(), r, T0)
-        table_rounds = 0
+        table_rounds = since = 0
         while table_rounds < 10 and rounds < total:
+            if since > ROUND_ACTION_CAP:
+                dropped += 1
+                break
             if state.status != "playing":
                 host = state.host
                 assert host is not None
@@ -135,18 +143,24 @@ def bulk_rounds(total: int, seed: int) -> tuple[int, int]:
             action = r.choice(plays if plays and r.random() < 0.85 else actions)
             state, events = apply(state, seat, action, r, T0)
             applied += 1
+            since += 1
             for e in events:
                 if e.kind == "round_ended":
                     rounds += 1
                     table_rounds += 1
-    return rounds, applied
+                    since = 0
+    return rounds, applied, dropped
 
 
 def test_bulk_ten_thousand_random_rounds_in_under_a_minute() -> None:
     wall, cpu = time.perf_counter(), time.process_time()
-    rounds, applied = bulk_rounds(BULK_ROUNDS, seed=2026)
+    rounds, applied, dropped = bulk_rounds(BULK_ROUNDS, seed=2026)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    print(f"bulk: {rounds} rounds, {applied} actions, {wall:.1f} s wall, {cpu:.1f} s CPU")
+    print(
+        f"bulk: {rounds} rounds, {applied} actions, {dropped} endless tables dropped, "
+        f"{wall:.1f} s wall, {cpu:.1f} s CPU"
+    )
     assert rounds >= BULK_ROUNDS
+    assert dropped < BULK_ROUNDS // 100
     # CPU time: the machine is shared with other test runs, whose load is not ours to measure
     assert cpu < BULK_CPU_SECONDS, f"{rounds} rounds took {cpu:.1f} s of CPU"
