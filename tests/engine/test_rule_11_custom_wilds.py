@@ -106,3 +106,20 @@ def test_reverse() -> None:
 def test_custom_wild_needs_a_color(entry: dict[str, Any]) -> None:
     t = table(entry)
     t.refuse(0, Play(card=t.hand_ids[0][0]), "need_color")
+
+
+def test_discard_color_leaving_one_card_honours_the_uno_flag_of_the_play() -> None:
+    """RULES 13: the play leaves one card (through its effect) and was declared with it."""
+    hand0 = ["red skip", "red reverse", "blue reverse", "blue skip", "green 5", "yellow 6"]
+    t = Table(
+        2,
+        hands={0: [*hand0, "wild_custom"]},
+        first="red 3",
+        custom_wilds=[{"effect": "discard_color"}],
+    )
+    for spec in hand0[:4]:
+        t.play(0, spec)  # two players: Skip and Reverse replay
+    events = t.play(0, "wild_custom", color="green", uno=True)
+    assert t.count(0) == 1
+    assert "uno_declared" in t.kinds(events)
+    assert t.moves(1)["catch"] == []
