@@ -123,3 +123,19 @@ def test_discard_color_leaving_one_card_honours_the_uno_flag_of_the_play() -> No
     assert t.count(0) == 1
     assert "uno_declared" in t.kinds(events)
     assert t.moves(1)["catch"] == []
+
+
+def test_customizable_draws_never_stack() -> None:
+    t = Table(
+        3,
+        hands={0: ["wild_custom"], 1: ["red draw2", "wild_draw4"]},
+        first="red 3",
+        custom_wilds=[{"effect": "next_draws", "n": 2}],
+        stack_draw2=True,
+        stack_draw4=True,
+        stack_draw4_on_draw2=True,
+    )
+    t.play(0, "wild_custom", color="red")
+    assert t.phase == "play"
+    assert t.counts() == [6, 9, 7]
+    assert t.turn == 2

@@ -177,3 +177,28 @@ def test_a_draw_the_server_makes_on_expiry_does_not_close_the_window() -> None:
     assert t.moves(1)["catch"] == [0]
     t.catch(1, 0)
     assert t.count(0) == 3
+
+
+def test_accepting_a_wild_draw_four_closes_the_window() -> None:
+    hands = {
+        0: ["red 1", "red 1", "red 2", "red 2", "red 4", "wild_draw4", "blue 9"],
+        1: ["red 5", "red 5", "red 6", "red 6", "red 7", "green 1", "green 2"],
+        2: ["red 8", "red 8", "red 9", "red 9", "red 0", "green 3", "green 4"],
+    }
+    t = Table(3, hands=hands, first="red 3")
+    for k in range(5):
+        for seat in range(3):
+            t.play(seat, hands[seat][k])
+    t.play(0, "wild_draw4", color="green")  # one card left, not declared
+    assert t.phase == "challenge"
+    assert t.moves(1)["catch"] == [0] and t.moves(2)["catch"] == [0]
+    t.accept(1)  # the victim in turn acts of its own will
+    assert t.moves(2)["catch"] == []
+    t.refuse(2, Catch(seat=0), "not_catchable")
+
+
+def test_nobody_catches_themselves() -> None:
+    t = two_cards()
+    t.play(0, "green 7")
+    assert t.moves(0)["catch"] == []
+    t.refuse(0, Catch(seat=0))

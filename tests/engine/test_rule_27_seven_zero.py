@@ -51,3 +51,15 @@ def test_player_left_with_one_card_by_a_swap_must_declare() -> None:
     assert t.moves(0)["catch"] == [1]
     t.catch(0, 1)
     assert t.count(1) == 3
+
+
+def test_zero_counter_clockwise_passes_hands_the_other_way() -> None:
+    hand2 = ["red 0", "blue 1", "blue 2", "green 1", "green 2", "yellow 1", "yellow 2"]
+    t = Table(3, dealer=2, hands={2: hand2}, first="red reverse", seven_zero=True)
+    assert t.turn == 2 and t.st["direction"] == -1
+    zero = t.card(2, "red 0")
+    before = [t.hand_ids_now(s) - {zero} for s in range(3)]
+    t.play(2, zero)
+    for s in range(3):
+        assert t.hand_ids_now((s - 1) % 3) == before[s]
+    assert t.turn == 1
