@@ -39,3 +39,21 @@ def test_dark_draw_five_turn_returns() -> None:
     t.play(1, "pink draw5")
     assert t.count(0) == 6 + 5
     assert t.turn == 1
+
+
+def test_light_wild_draw_two_accepted_turn_returns() -> None:
+    hand0 = ["wild_draw2", "blue 3", "wild", "green 1", "green 2", "yellow 5", "yellow 6"]
+    t = Table(2, variant="flip", hands={0: hand0}, first="red 3")
+    t.play(0, "wild_draw2", color="green")
+    t.accept(1)
+    assert t.counts() == [6, 9]
+    assert t.turn == 0
+
+
+def test_dark_wild_draw_color_accepted_turn_returns() -> None:
+    under = ["dark:orange 1", "dark:teal 2"]
+    t = dark_table(2, ["dark:wild_draw_color", "dark:teal 3"], under=under)
+    t.play(1, "wild_draw_color", color="teal")
+    t.accept(0)
+    assert t.count(0) == 6 + 2
+    assert t.turn == 1
