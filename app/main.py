@@ -44,6 +44,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     recorder = _recorder(config.database_url)
     service = RoomService(config, store, bus, recorder)
     hub = Hub(bus)
+    service.has_sockets = lambda room: bool(hub.connections(room))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

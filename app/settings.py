@@ -30,6 +30,8 @@ class AppSettings(BaseSettings):
     rate_limit_burst: int = 30
     max_frame_bytes: int = 16 * 1024
     hello_timeout_seconds: float = 5.0
+    # A room nobody has used (no command, no connection) for this long is forgotten.
+    room_idle_seconds: int = 6 * 3600
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

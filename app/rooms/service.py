@@ -11,6 +11,7 @@ history, so the bus only says "this room moved to version V".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -40,6 +41,7 @@ BOT_DELAY_MS = (800, 1500)
 # A command may trip several expired deadlines in a row (turn, then the next one...).
 MAX_TIMEOUTS_PER_WAKE = 16
 NAME_MAX = 32
+SWEEP_EVERY_SECONDS = 600
 MAX_SPECTATORS = 200
 
 
@@ -113,12 +115,48 @@ class RoomService:
         self._locks: dict[str, asyncio.Lock] = {}
         self._bots: dict[str, _BotPlan] = {}
         self._tried: dict[str, _Tried] = {}
+        self._touched: dict[str, int] = {}  # room → last command, commit or hello (ms)
+        self._sweeper: asyncio.Task[None] | None = None
+        # Set by the app: whether this process holds sockets of a room (kept while it does).
+        self.has_sockets: Callable[[str], bool] = lambda room: False
 
     async def start(self) -> None:
         await self.scheduler.start()
+        if self._sweeper is None:
+            self._sweeper = asyncio.create_task(self._sweep_forever(), name="room-sweeper")
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
         await self.scheduler.stop()
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(SWEEP_EVERY_SECONDS)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("idle-room sweep failed")
+
+    async def sweep(self) -> int:
+        """Forget rooms nobody has touched for `room_idle_seconds` and nobody watches."""
+        cutoff = self.clock() - self.config.room_idle_seconds * 1000
+        removed = 0
+        for room in await self.store.rooms():
+            if self._touched.get(room, 0) >= cutoff or self.has_sockets(room):
+                continue
+            async with self._lock(room):
+                await self.store.delete(room)
+            self.scheduler.schedule(room, None)
+            for table in (self._locks, self._bots, self._tried, self._touched):
+                table.pop(room, None)
+            removed += 1
+        if removed:
+            log.info("forgot %d idle rooms", removed)
+        return removed
 
     def _lock(self, room: str) -> asyncio.Lock:
         lock = self._locks.get(room)
@@ -155,6 +193,7 @@ class RoomService:
         record.add_member(token, Member(player_id, "player", name))
         if not await self.store.create(record, events):
             raise RoomError("conflict", "room code collision, try again", 409)
+        self._touched[code] = now
         seat = engine.seat_of(state, player_id)
         assert seat is not None
         log.info("room created (%d seats so far)", len(state.seats))
@@ -233,6 +272,7 @@ class RoomService:
         member = record.member(token)
         if member is None:
             return None
+        self._touched[room] = self.clock()
         if member.role == "spectator":
             return Identity(member.member_id, "spectator", None)
         seat = engine.seat_of(record.state, member.member_id)
@@ -402,6 +442,7 @@ class RoomService:
 
     async def _commit(self, record: RoomRecord, state: State, events: list[Event]) -> None:
         expected = record.version
+        self._touched[record.code] = self.clock()
         # A completed round is durable before anyone can see its `round_ended`.
         await self.rounds.report(record, events, self.clock())
         record.state = state

@@ -84,6 +84,12 @@ class RoomStore(Protocol):
         """The events after `version`, in order; None when the history no longer holds them."""
         ...
 
+    async def rooms(self) -> list[str]:
+        """Every stored room code (for the idle-room sweep)."""
+        ...
+
+    async def delete(self, room: str) -> None: ...
+
     async def healthy(self) -> bool: ...
 
     async def close(self) -> None: ...
@@ -138,7 +144,7 @@ class MemoryRoomStore:
     async def close(self) -> None:
         return None
 
-    def room_codes(self) -> list[str]:
+    async def rooms(self) -> list[str]:
         return list(self._records)
 
     async def delete(self, room: str) -> None:

@@ -60,3 +60,30 @@ def test_ack_cache_is_bounded_per_member() -> None:
     assert record.known_ack("p1", "c299") == 299
     assert record.known_ack("p1", "c0") is None
     assert record.known_ack("p2", "c299") is None
+
+
+async def test_idle_rooms_are_forgotten_unless_someone_is_connected() -> None:
+    from app.bus.memory import MemoryBus
+    from app.rooms.service import RoomService
+    from app.settings import AppSettings
+    from app.store.recorder import MemoryRecorder
+
+    now = [1_000_000_000_000]
+    store = MemoryRoomStore()
+    service = RoomService(
+        AppSettings(database_url="memory://", room_idle_seconds=60),
+        store,
+        MemoryBus(),
+        MemoryRecorder(),
+        clock=lambda: now[0],
+    )
+    idle = await service.create_room("A", None)
+    watched = await service.create_room("B", None)
+    service.has_sockets = lambda room: room == watched.room
+    now[0] += 30_000
+    busy = await service.create_room("C", None)
+    assert await service.sweep() == 0
+    now[0] += 40_000  # idle and watched are 70 s old, busy 40 s
+    assert await service.sweep() == 1
+    assert sorted(await store.rooms()) == sorted([watched.room, busy.room])
+    assert await store.load(idle.room) is None
