@@ -251,13 +251,10 @@ class Table:
         """Id of the first card in `seat`'s hand matching spec (ids pass through)."""
         if isinstance(spec, int):
             return spec
-        want_side = "light"
-        if spec.startswith("dark:"):
-            want_side, spec = "dark", spec[5:]
-        del want_side  # a hand shows the face in play; "dark:" only documents intent
-        want = parse_spec(spec)
+        # A hand shows the face in play (flattened in Flip), so a "dark:" prefix is just noise
+        want = parse_spec(spec.removeprefix("dark:"))
         for card in self.hand(seat):
-            if face_matches(card, want) or face_matches(face_of(card, "face"), want):
+            if face_matches(card, want):
                 return int(card["id"])
         raise AssertionError(f"seat {seat} holds no {spec!r}: {self.hand(seat)}")
 
