@@ -370,6 +370,9 @@ class RoomService:
             except EngineError as exc:
                 log.warning("timeout %s refused by the engine: %s", first.kind, exc.code)
                 continue
+            except Exception:  # keep the room's other timers alive
+                log.exception("timeout %s failed", first.kind)
+                continue
             events += produced
         return state, events
 
@@ -387,13 +390,15 @@ class RoomService:
             return state, []
         plan.at = None  # one try per version: a refused or empty move must not spin
         for seat in engine.bot_seats(state):
-            action = bot_action(state, seat, self.rng)
-            if action is None:
-                continue
             try:
+                action = bot_action(state, seat, self.rng)
+                if action is None:
+                    continue
                 return self._apply(state, seat, action, bot=True)
             except EngineError as exc:
                 log.warning("bot move refused by the engine: %s", exc.code)
+            except Exception:  # a policy bug must not stop the room's timers
+                log.exception("bot move failed")
         return state, []
 
     def _plan(self, room: str, state: State) -> None:
@@ -414,7 +419,12 @@ class RoomService:
             return plan.at
         at: int | None = None
         for seat in engine.bot_seats(state):
-            if bot_action(state, seat, self.rng) is not None:
+            try:
+                wants = bot_action(state, seat, self.rng) is not None
+            except Exception:
+                log.exception("bot policy failed")
+                wants = False
+            if wants:
                 at = self.clock() + self._bot_delay(state)
                 break
         self._bots[room] = _BotPlan(state.version, at)

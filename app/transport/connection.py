@@ -62,7 +62,12 @@ _Item = _CatchUp | _Ack | _Resume | _Frame | _Close
 
 class Connection:
     def __init__(
-        self, websocket: WebSocket, room: str, identity: Identity, service: RoomService
+        self,
+        websocket: WebSocket,
+        room: str,
+        identity: Identity,
+        service: RoomService,
+        since: int | None = None,
     ) -> None:
         self.websocket = websocket
         self.room = room
@@ -74,11 +79,13 @@ class Connection:
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
         self._task: asyncio.Task[None] | None = None
         self._catch_up_queued = False
+        # The resume (replay + welcome) is always the first thing this client receives, even
+        # if the hub notifies before the sender starts.
+        self._outbox.put_nowait(_Resume(since))
 
     # --- what the endpoint, the hub and the room ask for ----------------------------------
 
-    def start(self, since: int | None) -> None:
-        self._outbox.put_nowait(_Resume(since))
+    def start(self) -> None:
         self._task = asyncio.create_task(self._run())
 
     def notify(self, version: int) -> None:

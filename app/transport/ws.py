@@ -58,11 +58,11 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
         if greeting is None:
             return
         identity, hello = greeting
-        conn = Connection(websocket, room, identity, service)
+        conn = Connection(websocket, room, identity, service, hello.since)
         replaced = await hub.attach(conn)
         if replaced is not None:
             replaced.close(CLOSE_REPLACED)
-        conn.start(hello.since)
+        conn.start()
         try:
             if identity.role == "player":
                 await service.set_connected(room, identity.member_id, True)
@@ -161,7 +161,12 @@ async def _command(conn: Connection, service: RoomService, command: Command) -> 
     if conn.identity.role != "player":
         conn.send(error_frame("unauthorized", "spectators are read-only", command.command_id))
         return
-    outcome = await service.submit(conn.room, conn.identity, command)
+    try:
+        outcome = await service.submit(conn.room, conn.identity, command)
+    except Exception:  # an engine or store bug must not drop the player's socket
+        log.exception("command %s failed", command.type)
+        conn.send(error_frame("internal", "the server could not apply that", command.command_id))
+        return
     if outcome.version is None:
         conn.send(error_frame(outcome.code or "bad_command", outcome.message, command.command_id))
         return
