@@ -11,7 +11,6 @@ async def test_four_bots_play_a_whole_match_to_the_target(server: Harness) -> No
         "bot_delay_ms": 0,
         "turn_seconds": 0,
         "next_round_seconds": 1,
-        "dealer": 0,
     }
     host = await server.create_room("Host", settings)
     room = host["room"]
