@@ -302,6 +302,30 @@ class Driver:
         chooses = {a.color for a in acts if isinstance(a, Choose)}
         assert set(mv["choose"] or []) == chooses, "moves.choose"
 
+    def check_faces(self, st: State, pub: Mapping[str, Any], hands: list[set[int]]) -> None:
+        """Flip (rule 20): own cards show the side in play; others' show their other side."""
+        cards = {c["id"]: c for c in deck_listing(st, test_hooks=True)["cards"]}
+        side = pub["state"]["side"]
+        other = "dark" if side == "light" else "light"
+
+        def key(face: Mapping[str, Any]) -> str:
+            return f"{face['color']}/{face['kind']}/{face['value']}"
+
+        if pub["state"]["top"] is not None:
+            top = pub["state"]["top"]
+            assert key(top["face"]) == key(cards[top["id"]][side]), "top shows the side in play"
+        for v in range(self.n):
+            mine = view(st, v, self.now)
+            for card in mine["you"]["hand"]:
+                assert key(card["face"]) == key(cards[card["id"]][side])
+            for w in range(self.n):
+                backs = mine["seats"][w]["backs"]
+                if w == v:
+                    assert backs is None
+                    continue
+                want = sorted(key(cards[c][other]) for c in hands[w])
+                assert sorted(key(b) for b in backs) == want, "backs are the other faces"
+
     def check_state(self, st: State) -> None:
         pub = view(st, None, self.now)
         assert pub["version"] == st.version
@@ -320,6 +344,8 @@ class Driver:
             leak = card_ids_in(mine) & (everyone - hands[v])
             assert not leak, f"seat {v}'s view shows cards of another hand: {sorted(leak)}"
         assert not card_ids_in(pub) & everyone, "the spectator view shows a hand"
+        if self.settings.get("variant") == "flip":
+            self.check_faces(st, pub, hands)
         if pub["status"] == "playing":
             turn = state["turn"]
             assert isinstance(turn, int) and 0 <= turn < self.n, "one seat to act"
