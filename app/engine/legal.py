@@ -236,46 +236,62 @@ _WILD: dict[tuple[int, tuple[str, ...]], tuple[Play, ...]] = {}  # one Play per 
 
 
 def legal_actions(st: State, seat: int) -> list[Action]:
-    """Every legal action of `seat`, expanded (one Play per color and target)."""
+    """Every legal action of `seat`, expanded (one Play per color and target).
+
+    The same answers as `moves` (and the checks of `apply`), computed in one pass: this is
+    the hot path of bots and benchmarks.
+    """
     out: list[Action] = []
-    if st.status == "playing" and 0 <= seat < len(st.seats):
-        faces = st.deck.sides[st.side]
-        colors = st.deck.colors(st.side)
-        colored = st.deck.variant != "all_wild"
-        sevens = st.settings.seven_zero
-        two = len(st.hands[seat]) == 2 and st.uno[seat] != UNO_EARLY
-        for c in playable_cards(st, seat):
-            f = faces[c]
-            if two or f.needs_target or f.reshapes or (sevens and f.kind == "number"):
-                declare = two or f.reshapes or (sevens and f.value in (0, 7))
-                _expand(st, seat, c, f, declare, out)
-            elif f.wild and colored:
-                plays = _WILD.get((c, colors))
-                if plays is None:
-                    plays = _WILD[(c, colors)] = tuple(Play(c, color) for color in colors)
-                out.extend(plays)
-            else:
-                play = _PLAIN.get(c)
-                if play is None:
-                    play = _PLAIN[c] = Play(c)
-                out.append(play)
-        if seat == st.turn:
-            phase = st.phase
-            if may_draw(st, seat):
+    if st.status != "playing" or not 0 <= seat < len(st.seats):
+        if may_start(st, seat):
+            out.append(_START)
+        return out
+    faces = st.deck.sides[st.side]
+    colors = st.deck.colors(st.side)
+    colored = st.deck.variant != "all_wild"
+    sevens = st.settings.seven_zero
+    size = len(st.hands[seat])
+    ustate = st.uno[seat]
+    two = size == 2 and ustate != UNO_EARLY
+    playable = playable_cards(st, seat)
+    for c in playable:
+        f = faces[c]
+        if two or f.needs_target or f.reshapes or (sevens and f.kind == "number"):
+            declare = two or f.reshapes or (sevens and f.value in (0, 7))
+            _expand(st, seat, c, f, declare, out)
+        elif f.wild and colored:
+            plays = _WILD.get((c, colors))
+            if plays is None:
+                plays = _WILD[(c, colors)] = tuple(Play(c, color) for color in colors)
+            out.extend(plays)
+        else:
+            play = _PLAIN.get(c)
+            if play is None:
+                play = _PLAIN[c] = Play(c)
+            out.append(play)
+    own = seat == st.turn
+    phase = st.phase
+    if own:
+        if phase == "play":
+            if not playable or not st.settings.no_voluntary_draw:
                 out.append(_DRAW)
-            if phase == "after_draw" and not st.settings.forced_play:
+        elif phase == "penalty":
+            out.append(_DRAW)
+        elif phase == "after_draw":
+            if not st.settings.forced_play:
                 out.append(_PASS)
-            elif phase == "challenge":
-                out.append(_CHALLENGE)
-                out.append(_ACCEPT)
-            elif phase == "choose":
-                out.extend(Choose(c) for c in colors)
-        if may_declare(st, seat):
+        elif phase == "challenge":
+            out.append(_CHALLENGE)
+            out.append(_ACCEPT)
+        elif phase == "choose":
+            out.extend(Choose(c) for c in colors)
+    if size == 1:
+        if ustate != UNO_DECLARED:
             out.append(_UNO)
-        if UNO_EXPOSED in st.uno:
-            out.extend(Catch(s) for s in catchable(st, seat))
-    if st.status != "playing" and may_start(st, seat):
-        out.append(_START)
+    elif two and own and playable and phase in ("play", "after_draw"):
+        out.append(_UNO)
+    if UNO_EXPOSED in st.uno:
+        out.extend(Catch(s) for s in catchable(st, seat))
     return out
 
 

@@ -103,7 +103,14 @@ def apply(
     ctx = Ctx(st, rng, now, trace)
     if st.pairing is None and st.settings.variant == "flip":
         ensure_pairing(ctx)
-    if seat is not None and not bot and type(action) not in _SYSTEM and st.status != "lobby":
+    if (
+        seat is not None
+        and not bot
+        and st.status != "lobby"
+        and 0 <= seat < len(st.afk_count)
+        and (st.afk_count[seat] or st.seats[seat].afk)
+        and type(action) not in _SYSTEM
+    ):
         _own_action(ctx, seat)
     try:
         handler(ctx, seat, action)
@@ -119,11 +126,9 @@ def apply(
 
 
 def _own_action(ctx: Ctx, seat: int) -> None:
+    """The seat's player acted: the AFK count restarts and a bot hands the seat back."""
     st = ctx.st
-    if not 0 <= seat < len(st.afk_count):
-        return
-    if st.afk_count[seat]:
-        st.afk_count[seat] = 0
+    st.afk_count[seat] = 0
     info = st.seats[seat]
     if info.afk:
         st.seats[seat] = replace(info, afk=False)
