@@ -78,7 +78,7 @@ def test_all_wild_random_play_keeps_invariants(partial: dict[str, Any], n: int, 
     _run(partial, n, seed, 150)
 
 
-@settings(max_examples=12)
+@settings(max_examples=10)
 @given(partial=table_settings("flip"), n=st.integers(2, 10), seed=st.integers(0, 2**32))
 def test_flip_random_play_keeps_invariants(partial: dict[str, Any], n: int, seed: int) -> None:
     _run(partial, n, seed, 150)
