@@ -120,3 +120,18 @@ def test_official_wild_draw_four_then_draw_two_applies_the_draw_two() -> None:
     assert t.top["id"] == t.draw_ids[0]
     assert t.counts() == [7, 9, 7]
     assert t.turn == SECOND
+
+
+def test_with_test_hooks_a_first_card_sent_back_goes_to_the_bottom() -> None:
+    t = Table(2, first="wild_draw4", pile=["blue 4"])
+    wd4 = t.first_id
+    assert t.top["id"] == t.draw_ids[0]
+    drawn: list[int] = []
+    while t.st["draw_count"] > 0:
+        seat = t.turn
+        before = t.hand_ids_now(seat)
+        t.draw(seat)
+        drawn += sorted(t.hand_ids_now(seat) - before)
+        if t.phase == "after_draw":
+            t.pass_(seat)
+    assert drawn[-1] == wd4

@@ -139,3 +139,33 @@ def test_customizable_draws_never_stack() -> None:
     assert t.phase == "play"
     assert t.counts() == [6, 9, 7]
     assert t.turn == 2
+
+
+def test_each_customizable_carries_its_effect_n_and_label() -> None:
+    entries = [
+        {"effect": "next_draws", "n": 4, "label": "Four for you"},
+        {"effect": "rotate_hands", "label": "Round we go"},
+        {"effect": "reverse"},
+    ]
+    t = Table(2, custom_wilds=entries, start=False)
+    customs = [c for c in t.listing["cards"] if c["kind"] == "wild_custom"]
+    assert [(c["effect"], c["n"], c["label"]) for c in customs] == [
+        ("next_draws", 4, "Four for you"),
+        ("rotate_hands", None, "Round we go"),
+        ("reverse", None, None),
+    ]
+
+
+def test_rotate_leaving_someone_one_card_opens_a_catch_window() -> None:
+    hand0 = ["red skip", "red reverse", "blue reverse", "blue skip", "green skip", "wild_custom"]
+    t = Table(
+        2,
+        hands={0: [*hand0, "green 5"]},
+        first="red 3",
+        custom_wilds=[{"effect": "rotate_hands"}],
+    )
+    for spec in hand0[:5]:
+        t.play(0, spec)
+    t.play(0, "wild_custom", color="green")  # seat 0 keeps the green 5; hands rotate
+    assert t.counts() == [7, 1]
+    assert t.moves(0)["catch"] == [1]
