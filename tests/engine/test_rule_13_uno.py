@@ -202,3 +202,15 @@ def test_nobody_catches_themselves() -> None:
     t.play(0, "green 7")
     assert t.moves(0)["catch"] == []
     t.refuse(0, Catch(seat=0))
+
+
+def test_a_catch_outside_the_window_also_costs_the_catcher() -> None:
+    t = two_cards(false_catch_penalty=2)
+    t.play(0, "green 7")
+    t.timeout("uno")
+    with pytest.raises(EngineError) as info:
+        apply(t.state, 1, Catch(seat=0), t.rng, t.now + 10)
+    assert info.value.code == "not_catchable"
+    assert info.value.state is not None
+    t.state = info.value.state
+    assert t.counts() == [1, 7 + 2]
