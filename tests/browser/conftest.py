@@ -39,7 +39,9 @@ def _chromium_or_skip() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: sync Playwright runs an event loop in this thread while it is
+# open, and the asyncio tests that run after the browser suite need the thread back.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     path = _chromium_or_skip()
     from playwright.sync_api import sync_playwright
