@@ -6,7 +6,7 @@ import { RoomSocket } from './socket.js';
 import { describe } from './events.js';
 import { homeScreen, joinScreen, tournamentScreen } from './home.js';
 import { lobbyScreen } from './lobby.js';
-import { tableScreen, tickTimers } from './table.js';
+import { tableScreen, tickTimers, NARROW } from './table.js';
 
 const LOG_LIMIT = 200;
 
@@ -344,6 +344,7 @@ setLanguage(initialLanguage());
 buildLanguageSwitcher();
 onLanguageChange(() => { buildLanguageSwitcher(); render(); });
 window.addEventListener('popstate', start);
+NARROW.addEventListener('change', () => render());
 // A clean close on leaving the page, so the server marks the seat away at once.
 window.addEventListener('pagehide', () => S.socket?.stop());
 setInterval(() => tickTimers(S), 250);

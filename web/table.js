@@ -10,6 +10,9 @@ import { summaryOverlay } from './summary.js';
 
 export { tickTimers } from './rings.js';
 
+// The same breakpoint as the phone rules of style.css; app.js re-renders when it is crossed.
+export const NARROW = window.matchMedia('(max-width: 820px)');
+
 // --- helpers ------------------------------------------------------------------------------
 
 function otherSide(side) {
@@ -55,8 +58,9 @@ function seatTile(S, actions, seat, index, count) {
     view.seats.length && seat.score != null ? h('span', { class: 'score' }, t('seat.score', { n: seat.score })) : null,
     catchable ? h('button', {
       type: 'button', class: 'catch', testid: `catch-${seat.seat}`,
+      'aria-label': t('table.catch', { name: seat.name }),
       onclick: () => actions.send({ type: 'catch', seat: seat.seat }),
-    }, t('table.catch', { name: seat.name })) : null,
+    }, t('table.catch_short')) : null,
     // How long the catch window stays open (it also closes when the next player acts).
     catchable && st.deadlines?.uno?.seat === seat.seat
       ? ring(st.deadlines.uno.at, view.settings?.uno_window_ms || 3000, `catch-${seat.seat}-timer`)
@@ -242,7 +246,7 @@ export function tableScreen(S, actions) {
   const me = mySeat == null ? null : view.seats.find((x) => x.seat === mySeat);
   return h('section', { class: 'table-screen', testid: 'table', dataset: { status: view.status, phase: view.state?.phase || '' } },
     h('div', { class: 'play-area' },
-      h('div', { class: 'felt', dataset: { seats: String(others.length) } },
+      h('div', { class: ['felt', (others.length > 5 || NARROW.matches) && 'crowded'], dataset: { seats: String(others.length) } },
         others.map((seat, i) => seatTile(S, actions, seat, i, others.length)),
         centre(S, actions)),
       h('div', { class: 'me-area' },

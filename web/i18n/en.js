@@ -79,6 +79,7 @@ export default {
   'table.counter': 'Counter-clockwise',
   'table.pending': '+{n} pending',
   'table.catch': 'Catch {name}!',
+  'table.catch_short': 'Catch!',
   'table.cannot_play': 'You cannot play that card now.',
   'table.playable': 'playable',
   'table.jump_in': 'jump in!',

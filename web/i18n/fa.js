@@ -79,6 +79,7 @@ export default {
   'table.counter': 'پادساعتگرد',
   'table.pending': '+{n} در انتظار',
   'table.catch': '{name} را بگیر!',
+  'table.catch_short': 'بگیر!',
   'table.cannot_play': 'الان نمی‌توانید این کارت را بازی کنید.',
   'table.playable': 'قابل بازی',
   'table.jump_in': 'بپر وسط!',

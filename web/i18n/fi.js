@@ -79,6 +79,7 @@ export default {
   'table.counter': 'Vastapäivään',
   'table.pending': '+{n} odottaa',
   'table.catch': 'Nappaa {name}!',
+  'table.catch_short': 'Nappaa!',
   'table.cannot_play': 'Et voi pelata tätä korttia nyt.',
   'table.playable': 'pelattavissa',
   'table.jump_in': 'väliinhyppy!',

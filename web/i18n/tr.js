@@ -79,6 +79,7 @@ export default {
   'table.counter': 'Saat yönünün tersine',
   'table.pending': '+{n} bekliyor',
   'table.catch': '{name} yakala!',
+  'table.catch_short': 'Yakala!',
   'table.cannot_play': 'Bu kartı şimdi oynayamazsın.',
   'table.playable': 'oynanabilir',
   'table.jump_in': 'araya gir!',
