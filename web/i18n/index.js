@@ -47,7 +47,11 @@ export function onLanguageChange(fn) {
 export function t(key, params) {
   const text = LANGUAGES[current].catalog[key] ?? en[key] ?? key;
   if (!params) return text;
-  return text.replace(/\{(\w+)\}/g, (_, name) => (params[name] ?? '').toString());
+  // Numbers are written in the language's digits (Persian uses its own).
+  return text.replace(/\{(\w+)\}/g, (_, name) => {
+    const value = params[name];
+    return typeof value === 'number' ? formatNumber(value) : (value ?? '').toString();
+  });
 }
 
 /** True when the current catalog (or English) has `key`. */
