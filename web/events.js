@@ -17,7 +17,8 @@ function pick(ev, ...keys) {
 export function describe(ev, view) {
   const seat = pick(ev, 'seat', 'player', 'by');
   const p = {
-    name: seatName(view, seat),
+    // An event that names its player is read as sent: seat numbers move when a lobby seat leaves.
+    name: typeof ev.name === 'string' && ev.name ? ev.name : seatName(view, seat),
     target: seatName(view, pick(ev, 'target', 'victim', 'to', 'caught')),
     by: seatName(view, pick(ev, 'by', 'catcher', 'challenger')),
     color: colorName(pick(ev, 'color')),
@@ -78,7 +79,7 @@ export function describe(ev, view) {
     case 'match_ended':
       return ev.winner != null ? t('ev.match_ended', { name: seatName(view, ev.winner) }) : t('ev.match_ended_none');
     case 'host_changed':
-      return t('ev.host_changed', { name: seatName(view, pick(ev, 'host', 'seat')) });
+      return ev.host == null ? null : t('ev.host_changed', { name: seatName(view, ev.host) });
     case 'dealer_chosen':
       return t('ev.dealer_chosen', { name: seatName(view, pick(ev, 'dealer', 'seat')) });
     case 'round_started':
