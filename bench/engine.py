@@ -4,22 +4,49 @@ A "decision" is one `legal_actions` call plus one `apply` (RLCard: one `get_lega
 plus one `step`). Both run full rounds with 4 seats from the deal to an empty hand; our side
 uses the classic defaults and `trace=False`, as the server's hot path would without tracing.
 
-    .venv/bin/python bench/engine.py [--rounds 400] [--seed 1] [--json]
+    .venv/bin/python bench/engine.py [--rounds 300] [--seed 1] [--json] [--pure]
+
+The engine runs compiled when `make native` built it (`--pure` forces the .py sources).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import json
 import random
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-from app.engine import Join, Start, apply, legal_actions, new_table, parse_settings
+
+class _SourcesFirst(importlib.abc.MetaPathFinder):
+    """`--pure`: import the engine from its .py sources even when mypyc modules are built."""
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if not name.startswith("app.engine."):
+            return None
+        source = ROOT.joinpath(*name.split(".")).with_suffix(".py")
+        return importlib.util.spec_from_file_location(name, source) if source.exists() else None
+
+
+if "--pure" in sys.argv:
+    sys.meta_path.insert(0, _SourcesFirst())
+
+from app.engine import Join, Start, apply, legal_actions, new_table, parse_settings  # noqa: E402
+from app.engine import rules as _rules  # noqa: E402
+
+BUILD = "mypyc" if not _rules.__file__ or not _rules.__file__.endswith(".py") else "python"
 
 SEATS = 4
 
@@ -100,6 +127,7 @@ def measure(rounds: int, seed: int, chunks: int = 5) -> dict[str, Any]:
     dps = o_dec / o_s
     rl_dps = r_dec / r_s
     return {
+        "engine_build": BUILD,
         "rounds": int(o_rounds),
         "seats": SEATS,
         "decisions": int(o_dec),
@@ -118,12 +146,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=300, help="engine rounds (in 5 chunks)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--pure", action="store_true", help="the engine's .py sources only")
     args = parser.parse_args()
     result = measure(args.rounds, args.seed)
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{args.rounds} random rounds, {SEATS} seats, classic defaults")
+    print(f"{args.rounds} random rounds, {SEATS} seats, classic defaults, engine: {BUILD}")
     print(
         f"engine : {result['decisions_per_s']:>10.0f} decisions/s "
         f"{result['rounds_per_s']:>8.1f} rounds/s ({result['decisions']} decisions)"

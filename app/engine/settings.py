@@ -97,11 +97,10 @@ _BOOLS = (
     "jump_in",
     "bluffing",
 )
-HOOK_KEYS = ("dealer", "deck_order", "bot_delay_ms")
-PUBLIC_KEYS: tuple[str, ...] = tuple(
-    f.name for f in fields(Settings) if f.name not in (*HOOK_KEYS, "hooks_allowed")
-)
-_KNOWN = frozenset((*PUBLIC_KEYS, *HOOK_KEYS))
+HOOK_KEYS: tuple[str, ...] = ("dealer", "deck_order", "bot_delay_ms")
+_NOT_PUBLIC = frozenset(HOOK_KEYS) | {"hooks_allowed"}
+PUBLIC_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Settings) if f.name not in _NOT_PUBLIC)
+_KNOWN = frozenset(PUBLIC_KEYS) | frozenset(HOOK_KEYS)
 
 
 def _bad(message: str) -> EngineError:

@@ -90,7 +90,7 @@ class State:
 
     def clone(self) -> State:
         """A copy that shares only immutable parts (settings, deck, seat records, deadlines)."""
-        c = object.__new__(State)
+        c = State.__new__(State)
         c.room = self.room
         c.settings = self.settings
         c.deck = self.deck
