@@ -161,6 +161,9 @@ async def test_a_stalled_database_does_not_stall_the_round_end(postgres_only: Da
         for r in records[1:]:
             assert await _timed(recorder.round_completed(r)) < WRITE_TIMEOUT + 0.5
         assert recorder.outbox_size() == 2
+        # a new match dealt now does not wait for the database at all
+        start = recorder.match_started("match-2", "ROOM1", records[0].settings, (), 0)
+        assert await _timed(start) < 0.1
         assert await _timed(recorder.healthy()) < WRITE_TIMEOUT + 0.5
         assert await recorder.healthy() is False
         with pytest.raises(RecorderUnavailable):

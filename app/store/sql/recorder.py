@@ -72,6 +72,7 @@ class SqlRecorder:
         # where racing for the file lock fails writers after the busy timeout.
         self._one_writer = self.engine.dialect.name == "sqlite"
         self._write_lock = asyncio.Lock()
+        self._database_ok = True  # false from a failed write until a write succeeds
 
     # --- lifecycle ---
 
@@ -114,12 +115,14 @@ class SqlRecorder:
         players: tuple[PlayerRecord, ...],
         started_at: int,
     ) -> None:
-        """Best effort: the first stored round creates the match anyway."""
-        if not self._migrated:
+        """Best effort: the first stored round creates the match anyway. Skipped while the
+        database is known to be failing, so that a stalled database delays no deal."""
+        if not self._migrated or not self._database_ok or len(self.outbox) or self.write_behind:
             return
         try:
             await self._timed(self._write_match(match_id, room, settings, players, started_at))
         except Exception as exc:
+            self._database_ok = False
             log.warning("match %s not recorded at its start (%s)", match_id, _kind(exc))
 
     async def round_completed(self, record: RoundRecord) -> None:
@@ -231,6 +234,7 @@ class SqlRecorder:
         async with self._writing(), self.engine.begin() as conn:
             stored = await store_round(conn, record, match_exists=known)
         self._remember_match(record.match_id)
+        self._database_ok = True
         return stored
 
     def _writing(self) -> contextlib.AbstractAsyncContextManager[Any]:
