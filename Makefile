@@ -11,10 +11,10 @@ PORT   ?= 8000
 # The rules engine compiled with mypyc (about twice as fast; docs/performance.md). Python
 # imports the extension modules in place of the sources; any change to an engine source
 # rebuilds them, and a failed build removes them, so the pure-Python engine runs instead.
-# `make pure` goes back to the sources. The contract modules (actions, events, errors) and
-# the bot stay interpreted.
-ENGINE_SRC := $(addprefix app/engine/,cards.py settings.py decks.py state.py wire.py table.py \
-	legal.py play.py scoring.py deal.py lobby.py timers.py rules.py view.py)
+# `make pure` goes back to the sources. The bot stays interpreted.
+ENGINE_SRC := $(addprefix app/engine/,actions.py errors.py events.py cards.py settings.py \
+	decks.py state.py wire.py table.py legal.py play.py scoring.py deal.py lobby.py timers.py \
+	rules.py view.py)
 NATIVE     := build/.engine-native
 NATIVE_SO  := app/engine/*.so *__mypyc.*.so
 

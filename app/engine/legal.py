@@ -232,7 +232,8 @@ def _play(cid: int, color: str | None, target: int | None, uno: bool) -> Play:
 
 
 _PLAIN: dict[int, Play] = {}  # Play(card) for every card id, built once
-_WILD: dict[tuple[int, tuple[str, ...]], tuple[Play, ...]] = {}  # one Play per color
+# one Play per color of the side in play, by card id, for each side
+_WILD: tuple[dict[int, tuple[Play, ...]], dict[int, tuple[Play, ...]]] = ({}, {})
 
 
 def legal_actions(st: State, seat: int) -> list[Action]:
@@ -260,9 +261,10 @@ def legal_actions(st: State, seat: int) -> list[Action]:
             declare = two or f.reshapes or (sevens and f.value in (0, 7))
             _expand(st, seat, c, f, declare, out)
         elif f.wild and colored:
-            plays = _WILD.get((c, colors))
+            cache = _WILD[st.side]
+            plays = cache.get(c)
             if plays is None:
-                plays = _WILD[(c, colors)] = tuple(Play(c, color) for color in colors)
+                plays = cache[c] = tuple(Play(c, color) for color in colors)
             out.extend(plays)
         else:
             play = _PLAIN.get(c)

@@ -32,8 +32,11 @@ class SeatInfo:
     left: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Deadline:
+    """A timer as data; treat it as immutable (not frozen only because a frozen dataclass
+    is three times slower to build, and one is built on almost every move)."""
+
     kind: str  # "turn" | "uno" | "challenge" | "next_round" | "host"
     at: int  # ms since epoch
     set_at: int  # the state version when it was set; Timeout must carry the same

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -203,3 +204,13 @@ def test_turn_timeouts_hand_the_seat_to_a_bot_until_its_player_acts() -> None:
     # any action of the seat's own hands it back
     st, events = apply(st, afk, Chat("back"), rng, 10**12)
     assert events[0].kind == "player_returned" and not st.seats[afk].afk
+
+
+def test_a_compiled_engine_is_never_older_than_its_sources() -> None:
+    """`make native` builds mypyc modules that Python imports instead of the .py files; an
+    engine source edited after the build would silently not run (rebuild: `make native`)."""
+    engine = Path(__file__).resolve().parents[2] / "app" / "engine"
+    for built in engine.glob("*.so"):
+        source = engine / (built.name.split(".")[0] + ".py")
+        assert source.exists()
+        assert built.stat().st_mtime >= source.stat().st_mtime, f"{built.name} is stale"
