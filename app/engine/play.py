@@ -80,8 +80,9 @@ def do_play(ctx: Ctx, seat: int | None, act: Play) -> None:
     jump = seat != st.turn
     guilty = face.challengeable and holds_color(st, seat, cid)
     close_window(st)
+    hand = st.w_hand(seat)
     hand.remove(cid)
-    st.discard.append(cid)
+    st.w_discard().append(cid)
     st.color = color
     st.drawn = None
     if jump:
@@ -225,7 +226,9 @@ def take_penalty(ctx: Ctx, victim: int) -> None:
 
 def _swap(ctx: Ctx, seat: int, target: int) -> None:
     st = ctx.st
-    st.hands[seat], st.hands[target] = st.hands[target], st.hands[seat]
+    hands = st.w_hands()
+    hands[seat], hands[target] = hands[target], hands[seat]
+    st.hands_moved()
     ctx.emit("hands_swapped", {"seat": seat, "target": target})
     touch_uno(ctx, seat)
     touch_uno(ctx, target)
@@ -237,6 +240,7 @@ def _rotate(ctx: Ctx, seat: int) -> None:
     n = len(st.seats)
     old = st.hands
     st.hands = [old[(i - st.direction) % n] for i in range(n)]
+    st.hands_moved()
     ctx.emit("hands_rotated", {"seat": seat, "direction": st.direction})
     touch_all(ctx)
 
@@ -251,6 +255,7 @@ def _shuffle_hands(ctx: Ctx, seat: int) -> None:
     for i, c in enumerate(cards):
         hands[(seat + 1 + i) % n].append(c)
     st.hands = hands
+    st.hands_moved()  # (all new lists: owning them would only save copies)
     ctx.emit(
         "hands_shuffled",
         {"seat": seat, "counts": [len(h) for h in hands]},
@@ -297,10 +302,11 @@ def _discard_color(ctx: Ctx, seat: int) -> None:
     hand = st.hands[seat]
     out = [c for c in hand if faces[c].color == st.color]
     if out:
-        st.hands[seat] = [c for c in hand if faces[c].color != st.color]
-        top = st.discard.pop()
-        st.discard.extend(out)
-        st.discard.append(top)
+        st.w_hands()[seat] = [c for c in hand if faces[c].color != st.color]
+        discard = st.w_discard()
+        top = discard.pop()
+        discard.extend(out)
+        discard.append(top)
         ctx.emit("cards_discarded", {"seat": seat, "cards": cards_json(st.deck, st.side, out)})
         touch_uno(ctx, seat)
         if not st.hands[seat]:
@@ -313,9 +319,9 @@ def _flip(ctx: Ctx, seat: int) -> None:
     """RULES 22: everything turns over; the new top's action is not applied."""
     st = ctx.st
     st.side ^= 1
-    st.draw_pile.reverse()
+    st.w_draw().reverse()
     if st.settings.flip_discard == "whole_pile":
-        st.discard.reverse()
+        st.w_discard().reverse()
     top_id = st.discard[-1]
     top = st.deck.sides[st.side][top_id]
     st.color = top.color
@@ -350,10 +356,10 @@ def do_draw(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
 def draw_turn(ctx: Ctx, seat: int) -> None:
     """RULES 4: draw one (or until playable); a playable drawn card may be played at once."""
     st = ctx.st
-    hand = st.hands[seat]
-    before = len(hand)
+    before = len(st.hands[seat])
     if st.settings.draw == "one":
         take_cards(ctx, seat, 1, "draw")
+        hand = st.hands[seat]  # (written through copy-on-write: read it again)
         drawn = hand[-1] if len(hand) > before else None
         playable = drawn is not None and play_error(st, seat, drawn) is None
     else:
@@ -364,8 +370,8 @@ def draw_turn(ctx: Ctx, seat: int) -> None:
         while not cap or len(got) < cap:
             if not st.draw_pile and not refill(ctx):
                 break
-            cid = st.draw_pile.pop()
-            hand.append(cid)
+            cid = st.w_draw().pop()
+            st.w_hand(seat).append(cid)
             got.append(cid)
             if play_error(st, seat, cid) is None:
                 drawn = cid
@@ -447,7 +453,7 @@ def do_uno(ctx: Ctx, seat: int | None) -> None:
     seat = _playing(st, seat)
     if not may_declare(st, seat):
         raise fail("wrong_phase", "UNO is declared with one card left (or with the play)")
-    st.uno[seat] = UNO_DECLARED if len(st.hands[seat]) == 1 else UNO_EARLY
+    st.w_uno()[seat] = UNO_DECLARED if len(st.hands[seat]) == 1 else UNO_EARLY
     ctx.emit("uno_declared", {"seat": seat})
 
 
@@ -457,7 +463,7 @@ def do_catch(ctx: Ctx, seat: int | None, act: Catch) -> None:
     target = act.seat
     if target in catchable(st, seat):
         penalty = st.settings.uno_penalty
-        st.uno[target] = UNO_SAFE  # caught once: with a zero penalty it stays at one card
+        st.w_uno()[target] = UNO_SAFE  # caught once: with a zero penalty it stays at one card
         ctx.emit("uno_caught", {"seat": target, "by": seat, "penalty": penalty})
         take_cards(ctx, target, penalty, "uno")
         return

@@ -21,6 +21,13 @@ UNO_EXPOSED = 2  # at one card, not declared, inside the catch window
 UNO_SAFE = 3  # at one card, not declared, the window closed without a catch
 UNO_EARLY = 4  # declared at two cards, on the own turn, before the play that leaves one
 
+# Copy-on-write bits of State.owned (hand n is bit OWN_HAND_SHIFT + n).
+OWN_HANDS = 1
+OWN_DRAW = 2
+OWN_DISCARD = 4
+OWN_UNO = 8
+OWN_HAND_SHIFT = 4
+
 
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
@@ -86,13 +93,56 @@ class State:
     round_started_at: int = 0
     winner: int | None = None  # of the last round
     match_winner: int | None = None
+    # Copy-on-write bookkeeping (never serialised): which of the big lists this state owns.
+    owned: int = field(default=0, compare=False, repr=False)
 
     @property
     def n(self) -> int:
         return len(self.seats)
 
+    # --- copy-on-write -----------------------------------------------------------------
+    # A clone shares the hands and piles with its original; the rules write to them only
+    # through these methods, which copy a list the first time this state changes it.
+
+    def w_hands(self) -> list[list[int]]:
+        if not self.owned & OWN_HANDS:
+            self.hands = self.hands.copy()
+            self.owned |= OWN_HANDS
+        return self.hands
+
+    def w_hand(self, seat: int) -> list[int]:
+        bit = 1 << (OWN_HAND_SHIFT + seat)
+        if not self.owned & bit:
+            hands = self.w_hands()
+            hands[seat] = hands[seat].copy()
+            self.owned |= bit
+        return self.hands[seat]
+
+    def w_draw(self) -> list[int]:
+        if not self.owned & OWN_DRAW:
+            self.draw_pile = self.draw_pile.copy()
+            self.owned |= OWN_DRAW
+        return self.draw_pile
+
+    def w_discard(self) -> list[int]:
+        if not self.owned & OWN_DISCARD:
+            self.discard = self.discard.copy()
+            self.owned |= OWN_DISCARD
+        return self.discard
+
+    def w_uno(self) -> list[int]:
+        if not self.owned & OWN_UNO:
+            self.uno = self.uno.copy()
+            self.owned |= OWN_UNO
+        return self.uno
+
+    def hands_moved(self) -> None:
+        """Whole hands changed places inside an owned outer list: own no hand any more."""
+        self.owned = (self.owned & ((1 << OWN_HAND_SHIFT) - 1)) | OWN_HANDS
+
     def clone(self) -> State:
-        """A copy that shares only immutable parts (settings, deck, seat records, deadlines)."""
+        """A new state sharing the hands and piles (copy-on-write) and everything immutable
+        (settings, deck, seat records, deadlines); small per-seat lists are copied."""
         c = State.__new__(State)
         c.room = self.room
         c.settings = self.settings
@@ -106,9 +156,11 @@ class State:
         c.scores = self.scores.copy()
         c.dealer = self.dealer
         c.pairing = self.pairing
-        c.hands = [h.copy() for h in self.hands]
-        c.draw_pile = self.draw_pile.copy()
-        c.discard = self.discard.copy()
+        c.hands = self.hands
+        c.draw_pile = self.draw_pile
+        c.discard = self.discard
+        c.owned = 0
+        self.owned = 0  # both now share every list
         c.side = self.side
         c.direction = self.direction
         c.turn = self.turn
@@ -118,7 +170,7 @@ class State:
         c.pending_stack = self.pending_stack
         c.drawn = self.drawn
         c.challenge = self.challenge
-        c.uno = self.uno.copy()
+        c.uno = self.uno
         c.afk_count = self.afk_count.copy()
         c.turn_serial = self.turn_serial
         c.turn_key = self.turn_key

@@ -13,6 +13,8 @@ from app.engine.cards import UNTIL_COLOR
 from app.engine.errors import EngineError
 from app.engine.events import Event
 from app.engine.state import (
+    OWN_DISCARD,
+    OWN_DRAW,
     UNO_DECLARED,
     UNO_EARLY,
     UNO_EXPOSED,
@@ -88,16 +90,16 @@ def touch_uno(ctx: Ctx, seat: int) -> None:
     state = st.uno[seat]
     if size == 1:
         if ctx.uno_intent == seat and state != UNO_DECLARED:
-            st.uno[seat] = UNO_DECLARED
+            st.w_uno()[seat] = UNO_DECLARED
             ctx.emit("uno_declared", {"seat": seat})
-        elif state in (UNO_EARLY, UNO_DECLARED):
-            st.uno[seat] = UNO_DECLARED
+        elif state == UNO_EARLY:
+            st.w_uno()[seat] = UNO_DECLARED
         elif state == UNO_NONE:
-            st.uno[seat] = UNO_EXPOSED
+            st.w_uno()[seat] = UNO_EXPOSED
             window = st.settings.uno_window_ms
             st.deadlines["uno"] = Deadline("uno", ctx.now + window, st.version, seat)
-    elif not (state == UNO_EARLY and size == 2):
-        st.uno[seat] = UNO_NONE
+    elif state != UNO_NONE and not (state == UNO_EARLY and size == 2):
+        st.w_uno()[seat] = UNO_NONE
 
 
 def touch_all(ctx: Ctx) -> None:
@@ -107,9 +109,9 @@ def touch_all(ctx: Ctx) -> None:
 
 def close_window(st: State) -> None:
     """The player in turn acted of their own will: nobody exposed can be caught any more."""
-    uno = st.uno
-    if UNO_EXPOSED not in uno:
+    if UNO_EXPOSED not in st.uno:
         return
+    uno = st.w_uno()
     st.deadlines.pop("uno", None)
     for i, state in enumerate(uno):
         if state == UNO_EXPOSED:
@@ -125,9 +127,10 @@ def refill(ctx: Ctx) -> bool:
     if len(st.discard) <= 1:
         return False
     rest = st.discard[:-1]
-    del st.discard[:-1]
+    st.discard = st.discard[-1:]
     ctx.rng.shuffle(rest)
     st.draw_pile = rest
+    st.owned |= OWN_DRAW | OWN_DISCARD  # both are new lists
     ctx.emit("deck_reshuffled", {"count": len(rest)})
     return True
 
@@ -136,26 +139,24 @@ def take_cards(ctx: Ctx, seat: int, count: int, reason: str, until: str | None =
     """`seat` draws `count` cards (or, with `until`, until a card of that color, then `count`
     more); emits one card_drawn (the cards privately). Returns how many were drawn."""
     st = ctx.st
-    pile = st.draw_pile
+    faces = st.deck.sides[st.side]
     got: list[int] = []
-    if until is not None:
-        faces = st.deck.sides[st.side]
-        while True:
-            if not pile and not refill(ctx):
-                break
-            pile = st.draw_pile
-            cid = pile.pop()
-            got.append(cid)
-            if faces[cid].color == until:
-                break
-    for _ in range(count):
-        if not pile and not refill(ctx):
+    searching = until is not None
+    left = count
+    while searching or left > 0:
+        if not st.draw_pile and not refill(ctx):
             break
-        pile = st.draw_pile
-        got.append(pile.pop())
+        # each card goes straight into the hand: a reshuffle event in between must not
+        # catch cards in flight (its trace snapshot would miss them)
+        cid = st.w_draw().pop()
+        st.w_hand(seat).append(cid)
+        got.append(cid)
+        if not searching:
+            left -= 1
+        elif faces[cid].color == until:
+            searching = False
     if not got:
         return 0
-    st.hands[seat].extend(got)
     ctx.emit(
         "card_drawn",
         {"seat": seat, "count": len(got), "reason": reason},
