@@ -202,11 +202,19 @@ def test_reconnects_with_since_after_the_socket_closes(make_page: Callable[..., 
     hello = wait_sent(page, site, "hello")
     assert hello["token"] == "t0" and hello["since"] is None
     site.sent.clear()
+    page.evaluate(
+        """() => {
+            window.__conn = [];
+            const el = document.getElementById('conn');
+            new MutationObserver(() => window.__conn.push(el.dataset.state))
+                .observe(el, { attributes: true, attributeFilter: ['data-state'] });
+        }"""
+    )
     site.sockets[-1].close(code=1012)
-    expect(page.get_by_test_id("conn")).not_to_have_attribute("data-state", "online")
     hello = wait_sent(page, site, "hello")
     assert hello["since"] == 12
     expect(page.get_by_test_id("conn")).to_have_attribute("data-state", "online")
+    assert page.evaluate("window.__conn")[:2] == ["offline", "connecting"]
     expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
 
 

@@ -288,4 +288,4 @@ def test_full_round(
     finally:
         for ctx in contexts:
             ctx.close()
-    assert time.monotonic() - started < 90
+    assert time.monotonic() - started < 110  # the whole browser suite stays near 2 minutes
