@@ -76,3 +76,10 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
 
 
 app = create_app()
+
+
+if __name__ == "__main__":  # `python -m app.main`: serve on the configured HOST and PORT
+    import uvicorn
+
+    _config = AppSettings()
+    uvicorn.run("app.main:app", host=_config.host, port=_config.port)

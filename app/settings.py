@@ -26,8 +26,8 @@ class AppSettings(BaseSettings):
     # Events kept per room so that a reconnecting client can resume with `since`.
     history_limit: int = 512
     # Per-connection token bucket: sustained frames per second and burst size.
-    rate_limit_per_second: float = 10.0
-    rate_limit_burst: int = 30
+    rate_limit_per_second: float = 50.0
+    rate_limit_burst: int = 100
     max_frame_bytes: int = 16 * 1024
     hello_timeout_seconds: float = 5.0
     # A room nobody has used (no command, no connection) for this long is forgotten.
