@@ -288,7 +288,7 @@ class RoomService:
             state, events = self._due_timeouts(room, record.state)
             seat = engine.seat_of(state, who.member_id) if who.role == "player" else None
             if seat is None:
-                outcome = Outcome(code="unauthorized", message="spectators cannot act")
+                outcome = Outcome(code="unauthorized", message="no seat of yours in this room")
             else:
                 known = record.known_ack(who.member_id, command.command_id)
                 if known is not None:
@@ -324,9 +324,6 @@ class RoomService:
                 return
             seat = engine.seat_of(record.state, member_id)
             if seat is None:
-                return
-            current = engine.view(record.state, None, self.clock())["seats"][seat]
-            if bool(current.get("connected")) == connected:
                 return
             try:
                 state, events = self._apply(record.state, None, act.SetConnected(seat, connected))
