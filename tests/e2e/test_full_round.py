@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+
+import pytest
 
 from e2e.harness import Harness, consecutive, play_scripted
 
 UNTIMED = {"turn_seconds": 0, "dealer": 3, "bot_delay_ms": 0, "next_round_seconds": 0}
 
 
-async def test_four_players_and_a_spectator_play_a_round(server: Harness) -> None:
+async def test_four_players_and_a_spectator_play_a_round(
+    server: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     host = await server.create_room("Ayşe", UNTIMED)
     room = host["room"]
     joined = [await server.join(room, name) for name in ("Mikko", "Ana", "Kofi")]
@@ -51,3 +57,8 @@ async def test_four_players_and_a_spectator_play_a_round(server: Harness) -> Non
     assert [r["number"] for r in match["rounds"]] == [1]
     assert match["rounds"][0]["points"] == reveal["points"]
     assert server.auditor.frames > 100
+    # Nothing secret reached the logs either.
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    for token in server.auditor.tokens:
+        assert token not in logged
+    assert '"hand"' not in logged and "draw_pile" not in logged
