@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import errors, health, matches, rooms, web
+from app.api import errors, health, logfilter, matches, rooms, web
 from app.api.middleware import HardeningMiddleware
 from app.bus import create_bus
 from app.rooms.service import RoomService
@@ -48,6 +48,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        logfilter.install()
         await recorder.start()
         await service.start()
         try:

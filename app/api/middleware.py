@@ -53,10 +53,14 @@ class HardeningMiddleware:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
+        api = scope.get("path", "").startswith("/api/")
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 present = {name.lower() for name, _ in message.get("headers", [])}
                 extra = [(n, v) for n, v in _HEADERS if n not in present]
+                if api and b"cache-control" not in present:
+                    extra.append((b"cache-control", b"no-store"))  # answers may hold tokens
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 

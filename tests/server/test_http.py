@@ -169,3 +169,27 @@ async def test_oversized_bodies_are_refused(server: Harness) -> None:
     )
     _error(response, 413, "too_large")
     assert response.headers["referrer-policy"] == "no-referrer"
+
+
+def test_access_log_masks_room_codes() -> None:
+    import logging
+
+    from app.api.logfilter import MaskRoomCodes
+
+    record = logging.LogRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5", "GET", "/r/JREMcqxDQntU3A4J1QEutA?x=1", "1.1", 200),
+        None,
+    )
+    assert MaskRoomCodes().filter(record)
+    assert "JREMcqxDQntU3A4J1QEutA" not in record.getMessage()
+    assert "/r/JREM…" in record.getMessage()
+
+
+async def test_api_answers_are_not_cached(server: Harness) -> None:
+    response = await server.http.post("/api/rooms", json={"name": "A"})
+    assert response.headers["cache-control"] == "no-store"
