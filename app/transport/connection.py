@@ -144,8 +144,10 @@ class Connection:
 
     async def _resume(self, since: int | None) -> None:
         record = await self.service.store.load(self.room)
-        if record is None:
+        if record is None:  # forgotten between hello and now
             await self._send({"type": "error", "code": "unauthorized", "message": "no room"})
+            self.closed = True
+            await self.websocket.close(code=4401)
             return
         state = record.state
         replay: list[Event] | None = None
