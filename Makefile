@@ -22,6 +22,7 @@ $(NATIVE): $(STAMP) $(ENGINE_SRC)
 	@mkdir -p build
 	@rm -f $(NATIVE_SO)
 	@if $(VENV)/bin/mypyc $(ENGINE_SRC) >build/engine-native.log 2>&1; then \
+		touch $(NATIVE_SO); \
 		echo "engine: compiled with mypyc"; \
 	else \
 		rm -f $(NATIVE_SO); \

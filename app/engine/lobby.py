@@ -61,7 +61,7 @@ def do_join(ctx: Ctx, act: Join) -> None:
         raise fail("bad_command", f"a name has 1 to {MAX_NAME} characters")
     if any(s.player_id == act.player_id for s in st.seats):
         raise fail("bad_command", "already seated")
-    st.seats.append(SeatInfo(name=name, player_id=act.player_id))
+    st.w_seats().append(SeatInfo(name=name, player_id=act.player_id))
     seat = len(st.seats) - 1
     ctx.emit(
         "player_joined", {"seat": seat, "name": name, "player_id": act.player_id, "bot": False}
@@ -80,7 +80,7 @@ def do_add_bot(ctx: Ctx, seat: int | None, act: AddBot) -> None:
     while f"Bot {k}" in names:
         k += 1
     player_id = f"bot-{ctx.rng.getrandbits(64):016x}"
-    st.seats.append(SeatInfo(name=f"Bot {k}", player_id=player_id, bot=True))
+    st.w_seats().append(SeatInfo(name=f"Bot {k}", player_id=player_id, bot=True))
     new = len(st.seats) - 1
     ctx.emit(
         "player_joined", {"seat": new, "name": f"Bot {k}", "player_id": player_id, "bot": True}
@@ -90,7 +90,7 @@ def do_add_bot(ctx: Ctx, seat: int | None, act: AddBot) -> None:
 def _remove_seat(ctx: Ctx, seat: int) -> None:
     """Lobby only: later seats move down one, so seats stay numbered 0..n-1."""
     st = ctx.st
-    info = st.seats.pop(seat)
+    info = st.w_seats().pop(seat)
     ctx.emit(
         "player_left",
         {"seat": seat, "name": info.name, "player_id": info.player_id, "bot": info.bot},
@@ -120,7 +120,7 @@ def do_leave(ctx: Ctx, seat: int | None) -> None:
         _remove_seat(ctx, seat)
         return
     info = st.seats[seat]
-    st.seats[seat] = replace(info, bot=True, connected=False, left=True)
+    st.w_seats()[seat] = replace(info, bot=True, connected=False, left=True)
     ctx.emit(
         "player_left", {"seat": seat, "name": info.name, "player_id": info.player_id, "bot": True}
     )
@@ -160,7 +160,7 @@ def do_set_connected(ctx: Ctx, act: SetConnected) -> None:
     info = st.seats[seat]
     if info.connected == act.connected:
         return  # nothing changed: no event, no version
-    st.seats[seat] = replace(info, connected=act.connected)
+    st.w_seats()[seat] = replace(info, connected=act.connected)
     ctx.emit("connected" if act.connected else "disconnected", {"seat": seat})
     if act.connected and st.host is None and not info.bot and not info.left:
         st.host = seat  # a table left without a host gets the first human who returns

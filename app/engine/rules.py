@@ -128,10 +128,10 @@ def apply(
 def _own_action(ctx: Ctx, seat: int) -> None:
     """The seat's player acted: the AFK count restarts and a bot hands the seat back."""
     st = ctx.st
-    st.afk_count[seat] = 0
+    st.w_afk()[seat] = 0
     info = st.seats[seat]
     if info.afk:
-        st.seats[seat] = replace(info, afk=False)
+        st.w_seats()[seat] = replace(info, afk=False)
         ctx.emit("player_returned", {"seat": seat})
 
 

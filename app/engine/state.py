@@ -26,7 +26,9 @@ OWN_HANDS = 1
 OWN_DRAW = 2
 OWN_DISCARD = 4
 OWN_UNO = 8
-OWN_HAND_SHIFT = 4
+OWN_SEATS = 16
+OWN_AFK = 32
+OWN_HAND_SHIFT = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,24 +138,36 @@ class State:
             self.owned |= OWN_UNO
         return self.uno
 
+    def w_seats(self) -> list[SeatInfo]:
+        if not self.owned & OWN_SEATS:
+            self.seats = self.seats.copy()
+            self.owned |= OWN_SEATS
+        return self.seats
+
+    def w_afk(self) -> list[int]:
+        if not self.owned & OWN_AFK:
+            self.afk_count = self.afk_count.copy()
+            self.owned |= OWN_AFK
+        return self.afk_count
+
     def hands_moved(self) -> None:
         """Whole hands changed places inside an owned outer list: own no hand any more."""
         self.owned = (self.owned & ((1 << OWN_HAND_SHIFT) - 1)) | OWN_HANDS
 
     def clone(self) -> State:
         """A new state sharing the hands and piles (copy-on-write) and everything immutable
-        (settings, deck, seat records, deadlines); small per-seat lists are copied."""
+        (settings, deck, seat records); only the deadlines dict is copied."""
         c = State.__new__(State)
         c.room = self.room
         c.settings = self.settings
         c.deck = self.deck
         c.version = self.version
         c.status = self.status
-        c.seats = self.seats.copy()
+        c.seats = self.seats
         c.host = self.host
         c.match_id = self.match_id
         c.round = self.round
-        c.scores = self.scores.copy()
+        c.scores = self.scores  # only ever replaced, never written in place
         c.dealer = self.dealer
         c.pairing = self.pairing
         c.hands = self.hands
@@ -171,7 +185,7 @@ class State:
         c.drawn = self.drawn
         c.challenge = self.challenge
         c.uno = self.uno
-        c.afk_count = self.afk_count.copy()
+        c.afk_count = self.afk_count
         c.turn_serial = self.turn_serial
         c.turn_key = self.turn_key
         c.deadlines = self.deadlines.copy()

@@ -106,8 +106,8 @@ def _turn_timeout(ctx: Ctx, seat: int) -> None:
         set_turn(st, seat, "play")
     if not 0 <= seat < len(st.afk_count):
         return
-    st.afk_count[seat] += 1
+    st.w_afk()[seat] += 1
     info = st.seats[seat]
     if not info.bot and not info.afk and st.afk_count[seat] >= st.settings.afk_timeouts:
-        st.seats[seat] = replace(info, afk=True)
+        st.w_seats()[seat] = replace(info, afk=True)
         ctx.emit("bot_took_over", {"seat": seat})
