@@ -214,3 +214,21 @@ def test_a_compiled_engine_is_never_older_than_its_sources() -> None:
         source = engine / (built.name.split(".")[0] + ".py")
         assert source.exists()
         assert built.stat().st_mtime >= source.stat().st_mtime, f"{built.name} is stale"
+
+
+def test_trace_snapshots_and_old_states_never_change_afterwards() -> None:
+    """Copy-on-write: states share lists, yet no later apply may write into an older one."""
+    rng = random.Random(11)
+    st = table({"seven_zero": True, "jump_in": True, "stack_draw2": True}, 3, rng)
+    kept: list[tuple[State, str]] = []
+    for _ in range(300):
+        if st.status != "playing":
+            break
+        acts = legal_actions(st, st.turn)
+        st, events = apply(st, st.turn, rng.choice(acts), rng, 0, trace=True)
+        for e in events:
+            assert e.after is not None
+            kept.append((e.after, json.dumps(state_to_json(e.after))))
+    assert len(kept) > 100
+    for old, text in kept:
+        assert json.dumps(state_to_json(old)) == text
