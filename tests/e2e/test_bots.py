@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from e2e.harness import Harness, consecutive
+from e2e.harness import Harness, consecutive, play_scripted
 
 
 async def test_four_bots_play_a_whole_match_to_the_target(server: Harness) -> None:
@@ -35,3 +35,26 @@ async def test_four_bots_play_a_whole_match_to_the_target(server: Harness) -> No
     assert match["status"] == "finished"
     assert match["winner"] == ended["event"]["winner"]
     assert len(match["rounds"]) == len(rounds)
+
+
+async def test_host_starts_a_new_match_after_match_over(server: Harness) -> None:
+    settings = {"scoring": "none", "bot_delay_ms": 0, "turn_seconds": 0, "next_round_seconds": 0}
+    host = await server.create_room("Host", settings)
+    room = host["room"]
+    seated = await server.connect(room, host["token"])
+    assert (await seated.act("add_bot"))["type"] == "ack"
+    assert (await seated.act("start"))["type"] == "ack"
+    await play_scripted(seated, stop_kind="match_ended")  # scoring none: one round, one match
+    first = seated.view
+    assert first is not None and first["status"] == "match_over"
+    assert (await seated.act("start"))["type"] == "ack"
+    started = next(
+        f for f in reversed(seated.frames) if f.get("event", {}).get("kind") == "round_started"
+    )
+    assert started["view"]["match_id"] != first["match_id"]
+    for match_id, status in (
+        (first["match_id"], "finished"),
+        (started["view"]["match_id"], "running"),
+    ):
+        record = (await server.http.get(f"/api/matches/{match_id}")).json()
+        assert record["status"] == status
