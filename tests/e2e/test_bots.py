@@ -7,7 +7,7 @@ from e2e.harness import Harness, consecutive, play_scripted
 
 async def test_four_bots_play_a_whole_match_to_the_target(server: Harness) -> None:
     settings = {
-        "target_score": 50,
+        "target_score": 150,
         "bot_delay_ms": 0,
         "turn_seconds": 0,
         "next_round_seconds": 1,
@@ -25,12 +25,19 @@ async def test_four_bots_play_a_whole_match_to_the_target(server: Harness) -> No
 
     ended = await spectator.event("match_ended", timeout=40)
     scores = ended["event"]["scores"]
-    assert max(scores) >= 50
+    assert max(scores) >= 150
     assert ended["event"]["winner"] == scores.index(max(scores))
     assert all(seat["bot"] for seat in ended["view"]["seats"])
     assert consecutive(spectator.versions)
     rounds = [f for f in spectator.frames if f.get("event", {}).get("kind") == "round_ended"]
     assert rounds and rounds[-1]["event"]["scores"] == scores
+    # The next round came by itself, once per finished round but the last.
+    next_rounds = [
+        f
+        for f in spectator.frames
+        if f.get("event", {}).get("kind") == "timer_expired" and f["event"]["timer"] == "next_round"
+    ]
+    assert len(next_rounds) == len(rounds) - 1
     match = (await server.http.get(f"/api/matches/{ended['view']['match_id']}")).json()
     assert match["status"] == "finished"
     assert match["winner"] == ended["event"]["winner"]
