@@ -13,6 +13,7 @@ from e2e.harness import Harness, card_ids, running_server, server_settings
 async def server() -> AsyncIterator[Harness]:
     async with running_server(server_settings()) as harness:
         yield harness
+        assert harness.auditor.problems == []  # the few frames read here are audited too
 
 
 def _error(response: Any, status: int, code: str) -> None:
