@@ -83,4 +83,5 @@ if __name__ == "__main__":  # `python -m app.main`: serve on the configured HOST
     import uvicorn
 
     _config = AppSettings()
-    uvicorn.run("app.main:app", host=_config.host, port=_config.port)
+    # Frames over 16 KiB are answered `too_large`; far larger ones are not even read.
+    uvicorn.run("app.main:app", host=_config.host, port=_config.port, ws_max_size=1 << 20)
