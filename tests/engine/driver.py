@@ -8,6 +8,7 @@ now and then it lets time jump to the earliest deadline.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -25,6 +26,7 @@ from app.engine import (
     new_table,
     parse_settings,
     redact,
+    state_to_json,
     view,
 )
 from app.engine.actions import Action, Catch, Choose, Join
@@ -136,7 +138,11 @@ class Driver:
         if now is not None:
             self.now = max(self.now, now)
         before = self.state.version
+        old = self.state
+        old_json = json.dumps(state_to_json(old), sort_keys=True) if self.check else ""
         self.state, events = apply(self.state, seat, action, self.rng, self.now, trace=self.check)
+        if self.check:  # apply() never mutates its input (copy-on-write must not leak)
+            assert json.dumps(state_to_json(old), sort_keys=True) == old_json, "input mutated"
         if self.record:
             self.actions.append(action_to_json(seat, action, self.now))
         for i, e in enumerate(events):
