@@ -94,12 +94,10 @@ def _by_color(
     return rng.choice([c for c in chooses if counts[c.color] == best])
 
 
-def _card_value(face: dict[str, Any], hand_size: int) -> float:
+def _card_value(face: dict[str, Any], hand_size: int, all_wild: bool) -> float:
     kind = face.get("kind", "")
-    if kind in _ALL_WILD_RANK and face.get("color") is None and kind != "wild":
-        return _ALL_WILD_RANK[kind]
-    if kind == "wild_forced_swap":
-        return 0
+    if all_wild:
+        return 0 if kind == "wild_forced_swap" else _ALL_WILD_RANK.get(kind, 10)
     if face.get("color") is None:  # a wild: keep it for when nothing else fits
         return 5 if hand_size > 2 else 60
     if kind in _ACTION_KINDS:
@@ -116,13 +114,14 @@ def _best_play(
     rng: random.Random,
 ) -> act.Play:
     counts = _color_counts(hand, None)
+    all_wild = (seen.get("settings") or {}).get("variant") == "all_wild"
     by_card: dict[int, list[act.Play]] = {}
     for play in plays:
         by_card.setdefault(play.card, []).append(play)
 
     def score(cid: int) -> float:
         face = hand.get(cid, {})
-        value = _card_value(face, len(hand))
+        value = _card_value(face, len(hand), all_wild)
         if (
             face.get("kind") == "wild_forced_swap"
             and _smallest_opponent(seen, seat)[1] < len(hand) - 1

@@ -121,3 +121,9 @@ def test_every_choice_is_legal_over_many_random_games() -> None:
                     break
             assert moved, "somebody always has something to do"
         assert state.status != "playing", "a bot round ends"
+
+
+def test_keeps_a_wild_draw_four_while_other_cards_fit() -> None:
+    state, ids = _table([["wild_draw4", "red 2", "blue 9"], ["green 1"]], "red 5")
+    for seed in range(10):
+        assert bot_action(state, 0, random.Random(seed)) == act.Play(ids[0][1], None, None, False)
