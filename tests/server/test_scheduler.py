@@ -17,18 +17,18 @@ async def test_wakes_each_room_once_in_time_order() -> None:
     await scheduler.start()
     try:
         now = wall_ms()
-        scheduler.schedule("b", now + 60)
+        scheduler.schedule("b", now + 150)
         scheduler.schedule("a", now + 20)
         scheduler.schedule("c", now + 40)
         scheduler.schedule("c", None)  # cancelled
         scheduler.schedule("d", now + 500)
-        scheduler.schedule("d", now + 30)  # replaced by an earlier plan
-        await asyncio.sleep(0.2)
+        scheduler.schedule("d", now + 80)  # replaced by an earlier plan
+        await asyncio.sleep(0.4)
         assert [room for room, _ in fired] == ["a", "d", "b"]
         for room, at in fired:
-            assert at >= {"a": now + 20, "d": now + 30, "b": now + 60}[room]
+            assert at >= {"a": now + 20, "d": now + 80, "b": now + 150}[room]
         assert scheduler.pending() == 0
-        await asyncio.sleep(0.4)  # the replaced plan for d never fires
+        await asyncio.sleep(0.3)  # the replaced plan for d (at +500) never fires
         assert [room for room, _ in fired] == ["a", "d", "b"]
     finally:
         await scheduler.stop()
@@ -47,12 +47,12 @@ async def test_a_later_plan_postpones_and_a_failure_does_not_stop_the_others() -
     try:
         now = wall_ms()
         scheduler.schedule("late", now + 10)
-        scheduler.schedule("late", now + 150)
+        scheduler.schedule("late", now + 600)  # postponed: the first plan never fires
         scheduler.schedule("bad", now)
         scheduler.schedule("ok", now + 20)
-        await asyncio.sleep(0.08)
+        await asyncio.sleep(0.3)
         assert fired == ["ok"]
-        await asyncio.sleep(0.15)
+        await asyncio.sleep(0.6)
         assert fired == ["ok", "late"]
     finally:
         await scheduler.stop()
