@@ -138,6 +138,10 @@ class Connection:
         except Exception as exc:  # a closed socket ends the sender; the endpoint cleans up
             log.debug("sender stopped: %s", type(exc).__name__)
             self.closed = True
+            # If the socket is still open (the failure was ours), close it so the client
+            # reconnects and resumes instead of waiting on a silent socket.
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code=1011)
 
     async def _send(self, frame: dict[str, Any]) -> None:
         await self.websocket.send_text(json.dumps(frame, separators=(",", ":")))
