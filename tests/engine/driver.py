@@ -114,6 +114,7 @@ class Driver:
         check: bool = True,
         record: bool = False,
         on_step: Callable[[Driver, list[Event]], None] | None = None,
+        check_snapshots: bool = False,
     ) -> None:
         self.settings = dict(settings)
         self.n = n
@@ -121,6 +122,7 @@ class Driver:
         self.pick = random.Random(seed * 7919 + 1)  # the players' choices
         self.now = T0
         self.check = check
+        self.check_snapshots = check_snapshots
         self.record = record
         self.on_step = on_step
         self.actions: list[dict[str, Any]] = []
@@ -149,7 +151,7 @@ class Driver:
             assert e.version == before + i + 1, "version grows by one per event"
         self.track(events)
         if self.check:
-            self.check_step(seat, events)
+            self.check_step(old, events)
         if self.on_step:
             self.on_step(self, events)
         return events
@@ -254,10 +256,19 @@ class Driver:
             assert scores[winner] == min(scores) and scores.count(min(scores)) == 1
 
     # --- invariants ---
-    def check_step(self, actor: int | None, events: list[Event]) -> None:
+    def check_step(self, before: State, events: list[Event]) -> None:
+        prev = before
         for e in events:
             assert e.after is not None, "trace=True fills event.after"
             self.check_event(e)
+            playing = prev.status == e.after.status == "playing"
+            if self.check_snapshots and e.kind == "card_drawn" and playing:
+                # each event's snapshot is the table right after it, not a later one
+                seat, count = e.public["seat"], e.public["count"]
+                was = view(prev, None, self.now)["seats"][seat]["hand_count"]
+                now = view(e.after, None, self.now)["seats"][seat]["hand_count"]
+                assert now - was == count, f"card_drawn snapshot: {was} + {count} != {now}"
+            prev = e.after
         self.check_state(self.state)
 
     def hands(self, st: State) -> list[set[int]]:
