@@ -261,13 +261,8 @@ class Driver:
         for e in events:
             assert e.after is not None, "trace=True fills event.after"
             self.check_event(e)
-            playing = prev.status == e.after.status == "playing"
-            if self.check_snapshots and e.kind == "card_drawn" and playing:
-                # each event's snapshot is the table right after it, not a later one
-                seat, count = e.public["seat"], e.public["count"]
-                was = view(prev, None, self.now)["seats"][seat]["hand_count"]
-                now = view(e.after, None, self.now)["seats"][seat]["hand_count"]
-                assert now - was == count, f"card_drawn snapshot: {was} + {count} != {now}"
+            if self.check_snapshots and prev.status == e.after.status == "playing":
+                self.check_snapshot(prev, e)
             prev = e.after
         self.check_state(self.state)
 
@@ -279,6 +274,25 @@ class Driver:
             assert len(ids) == len(set(ids)), "card ids in a hand are unique"
             out.append(set(ids))
         return out
+
+    def check_snapshot(self, prev: State, e: Event) -> None:
+        """Each event's snapshot is the table right after it: not before, not later."""
+        assert e.after is not None
+        was, now = view(prev, None, self.now), view(e.after, None, self.now)
+        counts = [s["hand_count"] for s in was["seats"]], [s["hand_count"] for s in now["seats"]]
+        if e.kind == "card_drawn":
+            seat, count = e.public["seat"], e.public["count"]
+            got = counts[1][seat] - counts[0][seat]
+            assert got == count, f"card_drawn of {count} shows {got} in its snapshot"
+        elif e.kind == "card_played":
+            seat = e.public["seat"]
+            got = counts[0][seat] - counts[1][seat]
+            assert got == 1, f"card_played shows {got} cards fewer in its snapshot"
+            assert now["state"]["top"]["id"] == e.public["card"]["id"]
+        elif e.kind == "deck_reshuffled":
+            assert now["state"]["discard_count"] == 1
+        elif e.kind in ("turn_passed", "turn_skipped", "direction_changed", "color_chosen"):
+            assert counts[0] == counts[1], f"{e.kind} changes hand sizes in its snapshot"
 
     def check_event(self, e: Event) -> None:
         assert e.after is not None
