@@ -49,3 +49,21 @@ async def test_a_round_with_humans_bots_and_a_spectator(
     if settings["variant"] == "flip":
         assert spectator.view is not None
         assert any(s["backs"] for s in spectator.frames[-2]["view"]["seats"])
+
+
+async def test_a_full_table_of_ten(server: Harness) -> None:
+    host = await server.create_room("Ayşe", {**BASE, "jump_in": True})
+    room = host["room"]
+    a = await server.connect(room, host["token"])
+    for _ in range(9):
+        assert (await a.act("add_bot"))["type"] == "ack"
+    full = await server.http.post(f"/api/rooms/{room}/players", json={"name": "Late"})
+    assert full.status_code == 409 and full.json()["error"]["code"] == "room_full"
+    spectator = await server.connect(room, await server.spectate(room))
+    assert (await a.act("start"))["type"] == "ack"
+    await asyncio.wait_for(
+        asyncio.gather(play_scripted(a), spectator.event("round_ended", 30)), timeout=40
+    )
+    reveal = spectator.frames[-1]["event"]
+    assert len(reveal["hands"]) == 10 and len(reveal["points"]) == 10
+    assert consecutive(spectator.versions) and consecutive(a.versions)
