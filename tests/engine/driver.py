@@ -267,13 +267,17 @@ class Driver:
         self.check_state(self.state)
 
     def hands(self, st: State) -> list[set[int]]:
-        out = []
+        return self.hands_and_views(st)[0]
+
+    def hands_and_views(self, st: State) -> tuple[list[set[int]], list[dict[str, Any]]]:
+        hands, views = [], []
         for s in range(self.n):
-            hand = view(st, s, self.now)["you"]["hand"]
-            ids = [int(c["id"]) for c in hand]
+            seen = view(st, s, self.now)
+            ids = [int(c["id"]) for c in seen["you"]["hand"]]
             assert len(ids) == len(set(ids)), "card ids in a hand are unique"
-            out.append(set(ids))
-        return out
+            hands.append(set(ids))
+            views.append(seen)
+        return hands, views
 
     def check_snapshot(self, prev: State, e: Event) -> None:
         """Each event's snapshot is the table right after it: not before, not later."""
@@ -298,15 +302,16 @@ class Driver:
         assert e.after is not None
         if e.after.status == "lobby":
             return
-        hands = self.hands(e.after)
+        hands, views = self.hands_and_views(e.after)
         everyone = set().union(*hands)
+        assert not card_ids_in(view(e.after, None, self.now)) & everyone, "spectator frame"
         spectator = card_ids_in(redact(e, None))
         if e.kind != "round_ended":
             assert not spectator & everyone, f"{e.kind} shows a hand to spectators"
         for v in range(self.n):
             if e.kind == "round_ended" or (e.kind == "challenge_resolved" and v in e.private):
                 continue
-            seen = card_ids_in(redact(e, v))
+            seen = card_ids_in(redact(e, v)) | card_ids_in(views[v])  # the whole event frame
             leak = seen & (everyone - hands[v])
             assert not leak, f"{e.kind} shows seat {v} cards of another hand: {sorted(leak)}"
 
