@@ -57,6 +57,8 @@ async def test_four_players_and_a_spectator_play_a_round(
     assert [r["number"] for r in match["rounds"]] == [1]
     assert match["rounds"][0]["points"] == reveal["points"]
     assert server.auditor.frames > 100
+    # Untimed and waiting for the host: the room has no wake-up planned at all.
+    assert server.service.scheduler.due_at(room) is None
     # Nothing secret reached the logs either.
     logged = "\n".join(record.getMessage() for record in caplog.records)
     for token in server.auditor.tokens:
