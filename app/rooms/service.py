@@ -442,8 +442,9 @@ class RoomService:
             state, seat, action, self.rng, self.clock(), trace=True, bot=bot
         )
         if events:
-            # The last event's view must show everything its command did (the engine's trace
-            # snapshot is taken when the event is emitted, before e.g. the turn advances).
+            # The last event's view must show everything its command did. The engine promises
+            # this; the guard costs nothing and keeps a stale compiled engine from showing a
+            # player a turn that has already passed.
             events[-1].after = after
         return after, events
 
