@@ -42,7 +42,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP) $(NATIVE)
-	$(PY) -m uvicorn app.main:app --host $(HOST) --port $(PORT)
+	$(PY) -m uvicorn app.main:app --host $(HOST) --port $(PORT) --ws-max-size 1048576
 
 migrate: $(STAMP)
 	$(PY) -m alembic upgrade head
