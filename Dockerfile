@@ -16,4 +16,4 @@ USER uno
 
 EXPOSE 8000
 # Migrations run at start-up (the app upgrades the schema to head before serving).
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers"]
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--ws-max-size", "1048576"]
