@@ -12,6 +12,7 @@ HAND_SIZE = 7
 
 def start_match(ctx: Ctx) -> None:
     st = ctx.st
+    ctx.settle()
     n = len(st.seats)
     st.match_id = f"{ctx.rng.getrandbits(128):032x}"
     st.scores = [0] * n
@@ -29,6 +30,7 @@ def start_match(ctx: Ctx) -> None:
 
 def next_round(ctx: Ctx) -> None:
     st = ctx.st
+    ctx.settle()
     st.round += 1
     st.dealer = seat_after_clockwise(st.dealer or 0, len(st.seats))
     deal_round(ctx)
@@ -86,6 +88,7 @@ def _rejected_first(ctx: Ctx, cid: int) -> bool:
 
 def deal_round(ctx: Ctx) -> None:
     st = ctx.st
+    ctx.settle()
     n = len(st.seats)
     dealer = st.dealer or 0
     hooked = st.settings.deck_order is not None and st.round == 1
@@ -147,6 +150,7 @@ def _first_card(ctx: Ctx, dealer: int, cid: int) -> None:
         ctx.emit("turn_skipped", {"seat": first, "seats": [first]})
         set_turn(st, seat_after(st, first))
     elif kind == "reverse":
+        ctx.settle()
         st.direction = -1
         ctx.emit("direction_changed", {"direction": -1, "seat": dealer})
         set_turn(st, dealer)

@@ -67,6 +67,7 @@ def do_join(ctx: Ctx, act: Join) -> None:
         "player_joined", {"seat": seat, "name": name, "player_id": act.player_id, "bot": False}
     )
     if st.host is None:
+        ctx.settle()
         st.host = seat
         ctx.emit("host_changed", {"host": seat})
 

@@ -22,6 +22,7 @@ from app.engine.table import (
     fail,
     give_penalty,
     refill,
+    report_drawn,
     seat_after,
     set_turn,
     take_cards,
@@ -135,6 +136,7 @@ def _reverse(ctx: Ctx, seat: int) -> None:
     if len(st.seats) == 2:
         _advance(ctx, seat, 2)  # RULES 15: Reverse acts as Skip
         return
+    ctx.settle()
     st.direction = -st.direction
     ctx.emit("direction_changed", {"direction": st.direction, "seat": seat})
     _advance(ctx, seat, 1)
@@ -188,6 +190,7 @@ def _asks_victim(st: State, face: Face) -> bool:
 
 def _penalty(ctx: Ctx, seat: int, face: Face, guilty: bool) -> None:
     st = ctx.st
+    ctx.settle()
     victim = seat_after(st, seat)
     if face.draw != UNTIL_COLOR:
         st.pending += face.draw
@@ -208,6 +211,7 @@ def _penalty(ctx: Ctx, seat: int, face: Face, guilty: bool) -> None:
 def _take_pending(ctx: Ctx, victim: int, amount: int, extra: int = 0) -> None:
     """The victim draws the penalty and loses the turn."""
     st = ctx.st
+    ctx.settle()
     st.pending = 0
     st.pending_stack = None
     st.challenge = None
@@ -226,6 +230,7 @@ def take_penalty(ctx: Ctx, victim: int) -> None:
 
 def _swap(ctx: Ctx, seat: int, target: int) -> None:
     st = ctx.st
+    ctx.settle()
     hands = st.w_hands()
     hands[seat], hands[target] = hands[target], hands[seat]
     st.hands_moved()
@@ -237,6 +242,7 @@ def _swap(ctx: Ctx, seat: int, target: int) -> None:
 def _rotate(ctx: Ctx, seat: int) -> None:
     """Every hand passes to the next player in the direction of play."""
     st = ctx.st
+    ctx.settle()
     n = len(st.seats)
     old = st.hands
     st.hands = [old[(i - st.direction) % n] for i in range(n)]
@@ -248,6 +254,7 @@ def _rotate(ctx: Ctx, seat: int) -> None:
 def _shuffle_hands(ctx: Ctx, seat: int) -> None:
     """RULES 10: collect, shuffle, deal one at a time from the player's left, clockwise."""
     st = ctx.st
+    ctx.settle()
     n = len(st.seats)
     cards = [c for h in st.hands for c in h]
     ctx.rng.shuffle(cards)
@@ -302,6 +309,7 @@ def _discard_color(ctx: Ctx, seat: int) -> None:
     hand = st.hands[seat]
     out = [c for c in hand if faces[c].color == st.color]
     if out:
+        ctx.settle()
         st.w_hands()[seat] = [c for c in hand if faces[c].color != st.color]
         discard = st.w_discard()
         top = discard.pop()
@@ -318,6 +326,7 @@ def _discard_color(ctx: Ctx, seat: int) -> None:
 def _flip(ctx: Ctx, seat: int) -> None:
     """RULES 22: everything turns over; the new top's action is not applied."""
     st = ctx.st
+    ctx.settle()
     st.side ^= 1
     st.w_draw().reverse()
     if st.settings.flip_discard == "whole_pile":
@@ -367,9 +376,16 @@ def draw_turn(ctx: Ctx, seat: int) -> None:
         drawn = None
         playable = False
         got: list[int] = []
-        while not cap or len(got) < cap:
-            if not st.draw_pile and not refill(ctx):
-                break
+        total = 0
+        ctx.settle()
+        while not cap or total + len(got) < cap:
+            if not st.draw_pile:
+                if got:  # report the cards so far, then the reshuffle (exact snapshots)
+                    report_drawn(ctx, seat, got, "draw")
+                    total += len(got)
+                    got = []
+                if not refill(ctx):
+                    break
             cid = st.w_draw().pop()
             st.w_hand(seat).append(cid)
             got.append(cid)
@@ -378,12 +394,10 @@ def draw_turn(ctx: Ctx, seat: int) -> None:
                 playable = True
                 break
         if got:
-            # one card_drawn event carries every card of the search
-            ctx.emit(
-                "card_drawn",
-                {"seat": seat, "count": len(got), "reason": "draw"},
-                {seat: {"cards": cards_json(st.deck, st.side, got)}},
-            )
+            # one card_drawn event carries every card of the search (per reshuffle)
+            report_drawn(ctx, seat, got, "draw")
+            total += len(got)
+        if total:
             touch_uno(ctx, seat)
     if playable and drawn is not None:
         set_turn(st, seat, "after_draw")
@@ -407,6 +421,7 @@ def do_choose(ctx: Ctx, seat: int | None, act: Choose) -> None:
     seat = _own_turn(st, seat, "choose")
     if act.color not in st.deck.colors(st.side):
         raise fail("need_color", "name one of the colors in play")
+    ctx.settle()
     close_window(st)
     st.color = act.color
     ctx.emit("color_chosen", {"seat": seat, "color": act.color})

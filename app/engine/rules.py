@@ -112,6 +112,7 @@ def apply(
         and type(action) not in _SYSTEM
     ):
         _own_action(ctx, seat)
+    ctx.settle()  # (after player_returned: the action's own changes start here)
     try:
         handler(ctx, seat, action)
     except EngineError as err:

@@ -42,6 +42,7 @@ def match_winner(st: State, round_winner: int) -> int | None:
 
 def end_round(ctx: Ctx, winner: int) -> None:
     st = ctx.st
+    ctx.settle()
     points = round_points(st, winner)
     st.scores = [a + b for a, b in zip(st.scores, points, strict=True)]
     st.winner = winner

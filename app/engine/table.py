@@ -39,6 +39,18 @@ class Ctx:
         # that play's own effects (discarding a color, a swap...) leave the seat at one card.
         self.uno_intent: int | None = None
 
+    def settle(self) -> None:
+        """Tracing: the changes of the next event start now, so the table as it stands is the
+        one right after the previous event. Called before each block of changes that belongs
+        to the event emitted at its end; an event not settled by then is settled by `emit`
+        (and the last one by `finish`)."""
+        if self.trace and self.events and self.events[-1].after is None:
+            from app.engine.timers import sync_deadlines  # timers builds on this module
+
+            after = self.st.clone()
+            sync_deadlines(after, self.now)
+            self.events[-1].after = after
+
     def emit(
         self,
         kind: str,
@@ -46,14 +58,8 @@ class Ctx:
         private: dict[int, dict[str, Any]] | None = None,
     ) -> None:
         st = self.st
-        if self.trace and self.events:
-            # The previous event owns every change made until now (e.g. the turn moving on
-            # after card_played), so its `after` is taken when the next event starts.
-            from app.engine.timers import sync_deadlines  # timers builds on this module
-
-            after = st.clone()
-            sync_deadlines(after, self.now)
-            self.events[-1].after = after
+        if self.trace:
+            self.settle()
         st.version += 1
         ev = Event(kind, st.version, public if public is not None else {}, private or {})
         self.events.append(ev)
@@ -90,6 +96,7 @@ def touch_uno(ctx: Ctx, seat: int) -> None:
     state = st.uno[seat]
     if size == 1:
         if ctx.uno_intent == seat and state != UNO_DECLARED:
+            ctx.settle()
             st.w_uno()[seat] = UNO_DECLARED
             ctx.emit("uno_declared", {"seat": seat})
         elif state == UNO_EARLY:
@@ -122,32 +129,58 @@ def close_window(st: State) -> None:
 
 
 def refill(ctx: Ctx) -> bool:
-    """Shuffle the discard pile but its top into a new draw pile; False if nothing is left."""
+    """Shuffle the discard pile but its top into the draw pile, under the cards still there;
+    False if there was nothing to shuffle."""
     st = ctx.st
     if len(st.discard) <= 1:
         return False
+    ctx.settle()
     rest = st.discard[:-1]
     st.discard = st.discard[-1:]
     ctx.rng.shuffle(rest)
-    st.draw_pile = rest
+    st.draw_pile = rest + st.draw_pile  # the top of a pile is its end
     st.owned |= OWN_DRAW | OWN_DISCARD  # both are new lists
     ctx.emit("deck_reshuffled", {"count": len(rest)})
+    ctx.settle()  # complete: the cards drawn next belong to the next event
     return True
+
+
+def report_drawn(ctx: Ctx, seat: int, cards: list[int], reason: str) -> None:
+    """One card_drawn event: the count for everyone, the cards for the drawer."""
+    st = ctx.st
+    ctx.emit(
+        "card_drawn",
+        {"seat": seat, "count": len(cards), "reason": reason},
+        {seat: {"cards": cards_json(st.deck, st.side, cards)}},
+    )
+    ctx.settle()  # complete: any reshuffle or card after it belongs to the next event
 
 
 def take_cards(ctx: Ctx, seat: int, count: int, reason: str, until: str | None = None) -> int:
     """`seat` draws `count` cards (or, with `until`, until a card of that color, then `count`
-    more); emits one card_drawn (the cards privately). Returns how many were drawn."""
+    more); emits card_drawn (the cards privately). Returns how many were drawn.
+
+    A reshuffle comes before the cards it makes available: with a known count the pile is
+    refilled first; a search (`until`) that empties the pile reports the cards drawn so far,
+    then the reshuffle, then the rest, so that each event's trace snapshot is exact.
+    """
     st = ctx.st
+    ctx.settle()
+    searching = until is not None
+    if not searching and count > len(st.draw_pile):
+        refill(ctx)
     faces = st.deck.sides[st.side]
     got: list[int] = []
-    searching = until is not None
+    total = 0
     left = count
     while searching or left > 0:
-        if not st.draw_pile and not refill(ctx):
-            break
-        # each card goes straight into the hand: a reshuffle event in between must not
-        # catch cards in flight (its trace snapshot would miss them)
+        if not st.draw_pile:
+            if got:
+                report_drawn(ctx, seat, got, reason)
+                total += len(got)
+                got = []
+            if not refill(ctx):
+                break
         cid = st.w_draw().pop()
         st.w_hand(seat).append(cid)
         got.append(cid)
@@ -155,15 +188,12 @@ def take_cards(ctx: Ctx, seat: int, count: int, reason: str, until: str | None =
             left -= 1
         elif faces[cid].color == until:
             searching = False
-    if not got:
-        return 0
-    ctx.emit(
-        "card_drawn",
-        {"seat": seat, "count": len(got), "reason": reason},
-        {seat: {"cards": cards_json(st.deck, st.side, got)}},
-    )
-    touch_uno(ctx, seat)
-    return len(got)
+    if got:
+        report_drawn(ctx, seat, got, reason)
+        total += len(got)
+    if total:
+        touch_uno(ctx, seat)
+    return total
 
 
 def give_penalty(ctx: Ctx, seat: int, amount: int, reason: str, extra: int = 0) -> None:

@@ -101,11 +101,13 @@ def _turn_timeout(ctx: Ctx, seat: int) -> None:
         take_penalty(ctx, seat)
     elif st.phase == "choose":
         color = ctx.rng.choice(st.deck.colors(st.side))
+        ctx.settle()
         st.color = color
         ctx.emit("color_chosen", {"seat": seat, "color": color, "auto": True})
         set_turn(st, seat, "play")
     if not 0 <= seat < len(st.afk_count):
         return
+    ctx.settle()
     st.w_afk()[seat] += 1
     info = st.seats[seat]
     if not info.bot and not info.afk and st.afk_count[seat] >= st.settings.afk_timeouts:
