@@ -28,10 +28,11 @@ from app.engine.errors import EngineError
 from app.engine.events import Event
 from app.engine.state import State
 from app.rooms.recording import RoundReporter
+from app.rooms.restore import Restorer
 from app.rooms.scheduler import Scheduler, wall_ms
 from app.settings import AppSettings
-from app.store.recorder import MatchRecorder
-from app.store.rooms import Member, RoomRecord, RoomStore
+from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
+from app.store.rooms import Member, RoomRecord, RoomStore, token_digest
 from app.transport.commands import Command
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,15 @@ class RoomService:
         self.clock = clock
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.scheduler = Scheduler(self.wake, clock)
+        self.recorder = recorder
         self.rounds = RoundReporter(recorder)
+        self.restorer = Restorer(
+            store,
+            recorder,
+            self._apply,
+            clock,
+            self._restored_room,
+        )
         self._locks: dict[str, asyncio.Lock] = {}
         self._bots: dict[str, _BotPlan] = {}
         self._tried: dict[str, _Tried] = {}
@@ -158,6 +167,10 @@ class RoomService:
             log.info("forgot %d idle rooms", removed)
         return removed
 
+    def _restored_room(self, record: RoomRecord) -> None:
+        self._touched[record.code] = self.clock()
+        self._plan(record.code, record.state)  # a next_round deadline already past fires now
+
     def _lock(self, room: str) -> asyncio.Lock:
         lock = self._locks.get(room)
         if lock is None:
@@ -194,6 +207,7 @@ class RoomService:
         if not await self.store.create(record, events):
             raise RoomError("conflict", "room code collision, try again", 409)
         self._touched[code] = now
+        await self._remember(code, token, record.member(token), now)
         seat = engine.seat_of(state, player_id)
         assert seat is not None
         log.info("room created (%d seats so far)", len(state.seats))
@@ -211,6 +225,7 @@ class RoomService:
             token = secrets.token_urlsafe(32)
             record.add_member(token, Member(player_id, "player", name))
             await self._commit(record, state, events)
+            await self._remember(room, token, record.member(token), self.clock())
         seat = engine.seat_of(state, player_id)
         assert seat is not None
         return Created(room, player_id, seat, token)
@@ -227,6 +242,7 @@ class RoomService:
             record.add_member(token, Member(spectator_id, "spectator", name))
             if not await self.store.commit(room, record.version, record, []):
                 raise RoomError("conflict", "room changed, try again", 409)
+            await self._remember(room, token, record.member(token), self.clock())
         return spectator_id, token
 
     async def summary(self, room: str) -> dict[str, Any]:
@@ -258,15 +274,39 @@ class RoomService:
         return listing
 
     async def _load(self, room: str) -> RoomRecord:
-        record = await self.store.load(room)
+        record = await self._restored(room)
         if record is None:
             raise RoomError("not_found", "no such room", 404)
         return record
 
+    async def _restored(self, room: str) -> RoomRecord | None:
+        """The room held here, else restored from its latest round end (app/rooms/restore.py);
+        RoomError 503 when the database cannot say whether it has one."""
+        try:
+            return await self.restorer.load(room)
+        except RecorderUnavailable as exc:
+            raise RoomError("unavailable", "the room cannot be loaded now, retry", 503) from exc
+
+    async def _remember(self, room: str, token: str, member: Member | None, now: int) -> None:
+        """Hand the new credential to the recorder (it queues the write: nothing waits here),
+        so that the room can be restored with its members after a restart."""
+        if member is None:
+            return
+        try:
+            await self.recorder.member_added(
+                MemberRecord(
+                    room, token_digest(token), member.member_id, member.role, member.name, now
+                )
+            )
+        except Exception:  # the room works without it; only a restart would miss the member
+            log.exception("could not record a room member")
+
     # --- WebSocket: identities and commands --------------------------------------------
 
     async def identify(self, room: str, token: str) -> Identity | None:
-        record = await self.store.load(room)
+        """Who holds `token` in `room`; None when nobody (or no such room). May restore the
+        room (RoomError 503 when the database cannot say)."""
+        record = await self._restored(room)
         if record is None:
             return None
         member = record.member(token)
@@ -281,6 +321,8 @@ class RoomService:
         return Identity(member.member_id, "player", seat)
 
     async def submit(self, room: str, who: Identity, command: Command) -> Outcome:
+        with contextlib.suppress(RoomError):  # the socket outlived the room: restore it
+            await self._restored(room)
         async with self._lock(room):
             record = await self.store.load(room)
             if record is None:

@@ -39,6 +39,18 @@ class RoundRecord:
     snapshot: dict[str, Any] | None = field(default=None, compare=False)  # state_to_json
 
 
+@dataclass(frozen=True, slots=True)
+class MemberRecord:
+    """A credential of a room, as the room store keeps it: the token's SHA-256, never the token."""
+
+    room: str
+    token_hash: str
+    member_id: str  # the player id (a seat) or the spectator id
+    role: str  # "player" or "spectator"
+    name: str
+    joined_at: int  # ms since epoch
+
+
 class RecorderUnavailable(RuntimeError):
     """The match database cannot be read now (the HTTP layer answers 503)."""
 
@@ -73,6 +85,19 @@ class MatchRecorder(Protocol):
         a restart the room is restored from it and deals its next round."""
         ...
 
+    async def member_added(self, member: MemberRecord) -> None:
+        """Called when a token is handed out (room creation, join, spectate). Returns at once:
+        the write happens in the background and is retried while the database is down
+        (idempotent on (room, token_hash)); only a process dying meanwhile loses it."""
+        ...
+
+    async def room_members(self, room: str) -> list[MemberRecord]:
+        """Every credential recorded for the room (including writes still queued).
+
+        Raises RecorderUnavailable when the database cannot be read.
+        """
+        ...
+
     async def healthy(self) -> bool: ...
 
 
@@ -83,6 +108,7 @@ class MemoryRecorder:
         self._matches: dict[str, dict[str, Any]] = {}
         self._rounds: dict[str, dict[int, RoundRecord]] = {}
         self._snapshots: dict[str, dict[str, Any]] = {}
+        self._members: dict[str, dict[str, MemberRecord]] = {}  # room → token hash → member
 
     async def start(self) -> None:
         return None
@@ -148,6 +174,12 @@ class MemoryRecorder:
 
     async def latest_snapshot(self, room: str) -> dict[str, Any] | None:
         return self._snapshots.get(room)
+
+    async def member_added(self, member: MemberRecord) -> None:
+        self._members.setdefault(member.room, {}).setdefault(member.token_hash, member)
+
+    async def room_members(self, room: str) -> list[MemberRecord]:
+        return list(self._members.get(room, {}).values())
 
     async def healthy(self) -> bool:
         return True

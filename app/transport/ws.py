@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from app.rooms.service import Identity, RoomService
+from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.transport.commands import Command, FrameError, Hello, Ping, decode, parse, readable_id
 from app.transport.connection import Connection
@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN_ORIGIN = 4403
 CLOSE_REPLACED = 4409
+CLOSE_TRY_AGAIN = 1013  # RFC 6455 "try again later": the client reconnects as usual
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
@@ -100,7 +101,12 @@ async def _handshake(
     except FrameError as exc:
         await _refuse(websocket, exc.code, exc.message)
         return None
-    identity = await service.identify(room, frame.token)
+    try:
+        identity = await service.identify(room, frame.token)
+    except RoomError as exc:  # the room may exist, but the database cannot say now
+        await websocket.send_json(error_frame(exc.code, exc.message))
+        await websocket.close(code=CLOSE_TRY_AGAIN)
+        return None
     if identity is None:
         await _refuse(websocket, "unauthorized", "unknown room or token")
         return None

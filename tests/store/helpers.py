@@ -60,11 +60,14 @@ def match_rounds(
     return records
 
 
-async def count_rows(recorder: SqlRecorder, model: type[Any], match_id: str) -> int:
+async def count_rows(
+    recorder: SqlRecorder, model: type[Any], key: str, *, column: str = "match_id"
+) -> int:
+    """Rows of `model` whose `column` (the match id unless told) is `key`."""
     table = model.__table__
     async with recorder.engine.connect() as conn:
         result = await conn.execute(
-            select(func.count()).select_from(table).where(table.c.match_id == match_id)
+            select(func.count()).select_from(table).where(table.c[column] == key)
         )
         return int(result.scalar_one())
 

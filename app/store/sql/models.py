@@ -1,4 +1,4 @@
-"""The match database: tables for players, rooms, matches, rounds, scores and room snapshots.
+"""The match database: players, rooms, matches, rounds, scores, room snapshots and room members.
 
 Times are milliseconds since the epoch (BigInteger), as on the wire, so nothing converts time
 zones on the way in or out. A round belongs to the database only if its row in `rounds` exists:
@@ -137,3 +137,18 @@ class RoomSnapshot(Base):
     number: Mapped[int] = mapped_column(Integer)
     ended_at: Mapped[int] = mapped_column(BigInteger)
     snapshot: Mapped[dict[str, Any]]
+
+
+class RoomMember(Base):
+    """Who holds a credential of a room: the token's SHA-256 (never the token), the player or
+    spectator id it stands for, the role and the name. Written when the token is handed out,
+    so that a room restored after a restart still knows its players."""
+
+    __tablename__ = "room_members"
+
+    room: Mapped[str] = mapped_column(ForeignKey("rooms.code"), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    member_id: Mapped[str] = mapped_column(ID)
+    role: Mapped[str] = mapped_column(String(16))  # "player" or "spectator"
+    name: Mapped[str] = mapped_column(String(100))
+    joined_at: Mapped[int] = mapped_column(BigInteger)

@@ -1,4 +1,4 @@
-"""Reading matches back in the PROTOCOL shape, and the latest room snapshot."""
+"""Reading matches back in the PROTOCOL shape, the latest room snapshot and room members."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.store.recorder import MemberRecord
 from app.store.sql.writes import (
     MATCH_PLAYERS,
     MATCH_SCORES,
     MATCHES,
+    ROOM_MEMBERS,
     ROOM_SNAPSHOTS,
     ROUND_PLAYERS,
     ROUNDS,
@@ -88,3 +90,20 @@ async def read_latest_snapshot(
         return None
     snapshot: dict[str, Any] = row.snapshot
     return int(row.ended_at), snapshot
+
+
+async def read_members(conn: AsyncConnection, room: str) -> list[MemberRecord]:
+    rows = await conn.execute(
+        select(ROOM_MEMBERS).where(ROOM_MEMBERS.c.room == room).order_by(ROOM_MEMBERS.c.joined_at)
+    )
+    return [
+        MemberRecord(
+            room=row.room,
+            token_hash=row.token_hash,
+            member_id=row.member_id,
+            role=row.role,
+            name=row.name,
+            joined_at=int(row.joined_at),
+        )
+        for row in rows
+    ]

@@ -21,13 +21,14 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.store.recorder import PlayerRecord, RecorderUnavailable, RoundRecord
+from app.store.recorder import MemberRecord, PlayerRecord, RecorderUnavailable, RoundRecord
 from app.store.sql.engine import make_engine, sqlite_path
+from app.store.sql.members import MemberQueue
 from app.store.sql.migrate import upgrade_to_head
 from app.store.sql.outbox import Outbox
 from app.store.sql.pending import with_waiting_rounds
-from app.store.sql.reads import read_latest_snapshot, read_match
-from app.store.sql.writes import ensure_match, store_round
+from app.store.sql.reads import read_latest_snapshot, read_match, read_members
+from app.store.sql.writes import ensure_match, store_members, store_round
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,8 @@ class SqlRecorder:
         self._migrated = False
         self._wake = asyncio.Event()
         self._delivery: asyncio.Task[None] | None = None
+        self.members = MemberQueue()
+        self._member_delivery: asyncio.Task[None] | None = None
         self._abandoned: set[asyncio.Future[Any]] = set()  # timed-out writes still cleaning up
         self._known_matches: set[str] = set()  # matches this process has seen committed
         self._rejections: dict[int, int] = {}  # outbox seq → refusals by a reachable database
@@ -88,15 +91,22 @@ class SqlRecorder:
         except Exception as exc:
             log.warning("match database unavailable at start-up (%s); using the outbox", _kind(exc))
         self._delivery = asyncio.create_task(self._deliver_forever(), name="match-outbox")
+        self._member_delivery = asyncio.create_task(
+            self._deliver_members_forever(), name="room-members"
+        )
         if len(self.outbox):
             self._wake.set()
 
     async def close(self) -> None:
-        if self._delivery is not None:
-            self._delivery.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._delivery
-            self._delivery = None
+        for task in (self._delivery, self._member_delivery):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._delivery = self._member_delivery = None
+        if len(self.members) and self._migrated:  # a last try; what stays is lost
+            with contextlib.suppress(Exception):
+                await self._timed(self._deliver_members(), CLOSE_GRACE_S)
         if len(self.outbox) and self._migrated:  # a last delivery pass; what stays waits
             with contextlib.suppress(Exception):  # in the file for the next start
                 await self._timed(self._deliver_outbox(), CLOSE_GRACE_S)
@@ -141,6 +151,10 @@ class SqlRecorder:
         await self.outbox.put(record)
         self._wake.set()
 
+    async def member_added(self, member: MemberRecord) -> None:
+        """Queued in memory and written in the background (see members.py): never waits."""
+        self.members.put(member)
+
     # --- reads ---
 
     async def get_match(self, match_id: str) -> dict[str, Any] | None:
@@ -165,6 +179,14 @@ class SqlRecorder:
         if waiting is not None and waiting.snapshot is not None and newer:
             return waiting.snapshot
         return stored[1] if stored is not None else None
+
+    async def room_members(self, room: str) -> list[MemberRecord]:
+        try:
+            stored = await self._timed(self._read(read_members, room), self.read_timeout)
+        except Exception as exc:
+            raise RecorderUnavailable("the match database is unavailable") from exc
+        known = {m.token_hash for m in stored}
+        return stored + [m for m in self.members.for_room(room) if m.token_hash not in known]
 
     async def healthy(self) -> bool:
         try:
@@ -268,6 +290,30 @@ class SqlRecorder:
                     await asyncio.wait_for(self._wake.wait(), delay)
                 delay = min(delay * 2, RETRY_MAX_S)
                 self._wake.set()
+
+    async def _deliver_members_forever(self) -> None:
+        delay = RETRY_MIN_S
+        while True:
+            await self.members.wake.wait()
+            self.members.wake.clear()
+            try:
+                await self._ensure_migrated()
+                await self._deliver_members()
+                delay = RETRY_MIN_S
+            except Exception as exc:
+                log.warning("room members not written (%s); retrying in %.1f s", _kind(exc), delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_S)
+                self.members.wake.set()
+
+    async def _deliver_members(self) -> None:
+        while batch := self.members.batch():
+            await self._timed(self._write_members(batch))
+            self.members.done(batch)
+
+    async def _write_members(self, batch: list[MemberRecord]) -> None:
+        async with self._writing(), self.engine.begin() as conn:
+            await store_members(conn, batch)
 
     async def _deliver_outbox(self) -> None:
         for seq, record in await self.outbox.pending():

@@ -7,13 +7,14 @@ from typing import Any
 from sqlalchemy import Table, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.store.recorder import PlayerRecord, RoundRecord
+from app.store.recorder import MemberRecord, PlayerRecord, RoundRecord
 from app.store.sql.models import (
     Match,
     MatchPlayer,
     MatchScore,
     Player,
     Room,
+    RoomMember,
     RoomSnapshot,
     Round,
     RoundPlayer,
@@ -34,6 +35,36 @@ ROUNDS = _table(Round)
 ROUND_PLAYERS = _table(RoundPlayer)
 MATCH_SCORES = _table(MatchScore)
 ROOM_SNAPSHOTS = _table(RoomSnapshot)
+ROOM_MEMBERS = _table(RoomMember)
+
+
+async def store_members(conn: AsyncConnection, members: list[MemberRecord]) -> None:
+    """Record credentials (and their rooms) unless already recorded: a retry changes nothing."""
+    if not members:
+        return
+    rooms = sorted({m.room: m.joined_at for m in members}.items())
+    await conn.execute(
+        insert_for(conn, ROOMS)
+        .values([{"code": code, "created_at": at} for code, at in rooms])
+        .on_conflict_do_nothing(index_elements=[ROOMS.c.code])
+    )
+    await conn.execute(
+        insert_for(conn, ROOM_MEMBERS)
+        .values(
+            [
+                {
+                    "room": m.room,
+                    "token_hash": m.token_hash,
+                    "member_id": m.member_id,
+                    "role": m.role,
+                    "name": m.name,
+                    "joined_at": m.joined_at,
+                }
+                for m in sorted(members, key=lambda m: (m.room, m.token_hash))
+            ]
+        )
+        .on_conflict_do_nothing(index_elements=[ROOM_MEMBERS.c.room, ROOM_MEMBERS.c.token_hash])
+    )
 
 
 async def ensure_match(
