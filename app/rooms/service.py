@@ -119,7 +119,7 @@ class RoomService:
             recorder,
             self._apply,
             clock,
-            self._restored_room,
+            self._after_restore,
         )
         self._locks: dict[str, asyncio.Lock] = {}
         self._bots: dict[str, _BotPlan] = {}
@@ -167,7 +167,7 @@ class RoomService:
             log.info("forgot %d idle rooms", removed)
         return removed
 
-    def _restored_room(self, record: RoomRecord) -> None:
+    def _after_restore(self, record: RoomRecord) -> None:
         self._touched[record.code] = self.clock()
         self._plan(record.code, record.state)  # a next_round deadline already past fires now
 
@@ -321,10 +321,11 @@ class RoomService:
         return Identity(member.member_id, "player", seat)
 
     async def submit(self, room: str, who: Identity, command: Command) -> Outcome:
-        with contextlib.suppress(RoomError):  # the socket outlived the room: restore it
-            await self._restored(room)
         async with self._lock(room):
             record = await self.store.load(room)
+            if record is None:  # the socket outlived the room here: bring it back if we can
+                with contextlib.suppress(RoomError):
+                    record = await self._restored(room)
             if record is None:
                 return Outcome(code="unauthorized", message="the room is gone")
             state, events = self._due_timeouts(room, record.state)
