@@ -1,0 +1,138 @@
+"""The restart for real: `python -m app.main` in its own OS process on a SQLite file, killed
+with SIGKILL (no shutdown, no last flush) right after a round, then a new process on the same
+file. The players get back in with their tokens and the match goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from e2e.harness import Client, LeakAuditor, play_scripted
+
+from app.store.sql.migrate import REPO_ROOT
+
+from .proxy import free_port
+
+SETTINGS = {
+    "target_score": 10000,
+    "bot_delay_ms": 0,
+    "turn_seconds": 0,
+    "next_round_seconds": 0,
+    "dealer": 0,
+}
+START_TIMEOUT_S = 30.0
+
+
+class NoAuditor(LeakAuditor):
+    """The server is another process: its states cannot be read here (the e2e tests audit)."""
+
+    def __init__(self) -> None:
+        self.tokens = set()
+        self.frames = 0
+        self.problems = []
+
+    async def check(self, room: str, seat: int | None, raw: str) -> None:
+        self.frames += 1
+
+
+@contextlib.asynccontextmanager
+async def server_process(
+    database: Path, log: Path
+) -> AsyncIterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite+aiosqlite:///{database}",
+        "UNO_TEST_HOOKS": "1",
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+    }
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.main"], cwd=REPO_ROOT, env=env, stdout=out, stderr=out
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            async with asyncio.timeout(START_TIMEOUT_S):
+                while True:
+                    assert proc.poll() is None, log.read_text()
+                    with contextlib.suppress(httpx.TransportError):
+                        if (await http.get("/healthz")).status_code == 200:
+                            break
+                    await asyncio.sleep(0.1)
+        yield base, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        proc.wait(timeout=15)
+
+
+async def connect(base: str, room: str, token: str) -> Client:
+    ws = await websockets.connect(f"{base.replace('http', 'ws')}/ws/rooms/{room}")
+    client = Client(ws, room, NoAuditor())
+    await client.send({"type": "hello", "token": token, "since": None})
+    await client.until(lambda f: f["type"] == "welcome")
+    return client
+
+
+async def round_end(*players: Client) -> dict[str, Any]:
+    await asyncio.gather(*(play_scripted(p) for p in players))
+    last = players[0].frames[-1]
+    assert last["event"]["kind"] == "round_ended"
+    event: dict[str, Any] = last["event"]
+    return event
+
+
+async def test_a_killed_server_comes_back_with_its_rooms(tmp_path: Path) -> None:
+    database = tmp_path / "data" / "uno.db"
+    log = tmp_path / "server.log"
+    async with server_process(database, log) as (base, proc):
+        async with httpx.AsyncClient(base_url=base) as http:
+            ann = (await http.post("/api/rooms", json={"name": "Ann", "settings": SETTINGS})).json()
+            room = ann["room"]
+            bob = (await http.post(f"/api/rooms/{room}/players", json={"name": "Bob"})).json()
+        ann_c = await connect(base, room, ann["token"])
+        bob_c = await connect(base, room, bob["token"])
+        assert (await ann_c.act("add_bot"))["type"] == "ack"
+        assert (await ann_c.act("start"))["type"] == "ack"
+        first = await round_end(ann_c, bob_c)
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=10) == -signal.SIGKILL
+        for client in (ann_c, bob_c):
+            with contextlib.suppress(Exception):
+                await client.ws.close()
+
+    async with server_process(database, log) as (base, proc):
+        ann_c = await connect(base, room, ann["token"])
+        bob_c = await connect(base, room, bob["token"])
+        for client, seat in ((ann_c, ann["seat"]), (bob_c, bob["seat"])):
+            view = client.view
+            assert view is not None and client.seat == seat
+            assert (view["status"], view["round"]) == ("round_over", 1)
+            assert [s["score"] for s in view["seats"]] == first["scores"]
+        assert (await ann_c.act("start"))["type"] == "ack"
+        second = await round_end(ann_c, bob_c)
+        assert second["round"] == 2
+        async with httpx.AsyncClient(base_url=base) as http:
+            stored = (await http.get(f"/api/matches/{first['match_id']}")).json()
+        for client in (ann_c, bob_c):
+            await client.close()
+    assert [(r["number"], r["points"]) for r in stored["rounds"]] == [
+        (1, first["points"]),
+        (2, second["points"]),
+    ]
+    assert (
+        stored["scores"]
+        == second["scores"]
+        == [a + b for a, b in zip(first["scores"], second["points"], strict=True)]
+    )
