@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.engine.actions import Catch, Choose, Play
 from app.engine.cards import BIG, SMALL, UNTIL_COLOR, Face
+from app.engine.events import Private, Public
 from app.engine.legal import (
     catchable,
     holds_color,
@@ -88,12 +91,9 @@ def do_play(ctx: Ctx, seat: int | None, act: Play) -> None:
     st.drawn = None
     if jump:
         set_turn(st, seat, "play")
-    public = {"seat": seat, "card": card_json(st.deck, st.side, cid), "color": color}
-    if jump:
-        public["jump_in"] = True
-    if target is not None:
-        public["target"] = target
-    ctx.emit("card_played", public)
+    ctx.emit_deferred(
+        "card_played", _played_parts, (st.deck, st.side, seat, cid, color, jump, target)
+    )
     if act.uno:
         ctx.uno_intent = seat
     touch_uno(ctx, seat)
@@ -104,6 +104,16 @@ def do_play(ctx: Ctx, seat: int | None, act: Play) -> None:
     else:
         _effect(ctx, seat, face, target, guilty)
     ctx.uno_intent = None
+
+
+def _played_parts(args: tuple[Any, ...]) -> tuple[Public, Private]:
+    deck, side, seat, cid, color, jump, target = args
+    public: Public = {"seat": seat, "card": card_json(deck, side, cid), "color": color}
+    if jump:
+        public["jump_in"] = True
+    if target is not None:
+        public["target"] = target
+    return public, {}
 
 
 def _last_card_draws(ctx: Ctx, seat: int, face: Face, target: int | None) -> None:

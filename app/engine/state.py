@@ -41,15 +41,38 @@ class SeatInfo:
     left: bool = False
 
 
-@dataclass(slots=True, unsafe_hash=True)
 class Deadline:
-    """A timer as data; treat it as immutable (not frozen only because a frozen dataclass
-    is three times slower to build, and one is built on almost every move)."""
+    """A timer as data; treat it as immutable. A plain class, not a dataclass: compiled, its
+    constructor is native (a dataclass's __init__ runs interpreted), and one is built on
+    almost every move."""
 
     kind: str  # "turn" | "uno" | "challenge" | "next_round" | "host"
     at: int  # ms since epoch
     set_at: int  # the state version when it was set; Timeout must carry the same
     seat: int | None
+
+    def __init__(self, kind: str, at: int, set_at: int, seat: int | None) -> None:
+        self.kind = kind
+        self.at = at
+        self.set_at = set_at
+        self.seat = seat
+
+    def _key(self) -> tuple[str, int, int, int | None]:
+        return (self.kind, self.at, self.set_at, self.seat)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Deadline):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Deadline(kind={self.kind!r}, at={self.at!r}, set_at={self.set_at!r}, "
+            f"seat={self.seat!r})"
+        )
 
 
 @dataclass(frozen=True, slots=True)

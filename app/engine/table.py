@@ -11,7 +11,7 @@ from typing import Any
 
 from app.engine.cards import UNTIL_COLOR
 from app.engine.errors import EngineError
-from app.engine.events import Event
+from app.engine.events import Builder, Event, Private, Public
 from app.engine.state import (
     OWN_DISCARD,
     OWN_DRAW,
@@ -63,6 +63,14 @@ class Ctx:
         st.version += 1
         ev = Event(kind, st.version, public if public is not None else {}, private or {})
         self.events.append(ev)
+
+    def emit_deferred(self, kind: str, build: Builder, args: tuple[Any, ...]) -> None:
+        """`emit`, with the event's parts built by `build(args)` only when first read."""
+        st = self.st
+        if self.trace:
+            self.settle()
+        st.version += 1
+        self.events.append(Event(kind, st.version, None, None, None, build, args))
 
     def finish(self) -> None:
         """The last event's `after` is the final state (deadlines already synced)."""
@@ -148,12 +156,16 @@ def refill(ctx: Ctx) -> bool:
 def report_drawn(ctx: Ctx, seat: int, cards: list[int], reason: str) -> None:
     """One card_drawn event: the count for everyone, the cards for the drawer."""
     st = ctx.st
-    ctx.emit(
-        "card_drawn",
-        {"seat": seat, "count": len(cards), "reason": reason},
-        {seat: {"cards": cards_json(st.deck, st.side, cards)}},
-    )
+    ctx.emit_deferred("card_drawn", _drawn_parts, (st.deck, st.side, seat, cards, reason))
     ctx.settle()  # complete: any reshuffle or card after it belongs to the next event
+
+
+def _drawn_parts(args: tuple[Any, ...]) -> tuple[Public, Private]:
+    deck, side, seat, cards, reason = args
+    return (
+        {"seat": seat, "count": len(cards), "reason": reason},
+        {seat: {"cards": cards_json(deck, side, cards)}},
+    )
 
 
 def take_cards(ctx: Ctx, seat: int, count: int, reason: str, until: str | None = None) -> int:

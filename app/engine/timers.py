@@ -44,7 +44,7 @@ def sync_deadlines(st: State, now: int) -> None:
         if not playing or not exposed:
             del dl["uno"]
         elif uno.seat not in exposed:
-            dl["uno"] = replace(uno, seat=exposed[0])
+            dl["uno"] = Deadline(uno.kind, uno.at, uno.set_at, exposed[0])
     if playing:
         if "next_round" in dl:
             del dl["next_round"]
