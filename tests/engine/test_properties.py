@@ -99,6 +99,19 @@ def test_whole_rounds_and_matches_keep_invariants() -> None:
     assert matches >= 1
 
 
+def test_each_event_snapshot_is_the_table_right_after_it() -> None:
+    """trace=True: `event.after` holds the changes of that event, not of the next one.
+
+    A card_drawn snapshot has exactly `count` more cards in the drawer's hand than the one
+    before it; a card_played snapshot one fewer in the player's hand, with that card on top.
+    """
+    for seed in range(12):
+        r = random.Random(seed)
+        d = Driver(random_settings(r), r.randint(2, 6), seed, check_snapshots=True)
+        for _ in range(150):
+            d.step()
+
+
 # --- bulk -------------------------------------------------------------------------------------
 
 BULK_ROUNDS = 10_000
