@@ -29,6 +29,7 @@ from app.store.rooms import Member, RoomRecord, RoomStore
 log = logging.getLogger(__name__)
 
 RESTORABLE = frozenset({"round_over", "match_over"})
+CODE_MAX = 64  # the longest room code the database holds (rooms.code)
 
 Apply = Callable[[State, int | None, act.Action], tuple[State, list[Event]]]
 
@@ -57,6 +58,8 @@ class Restorer:
         record = await self.store.load(room)
         if record is not None:
             return record
+        if not 0 < len(room) <= CODE_MAX:
+            return None  # never a room code: no need to ask the database
         flight = self._flights.get(room)
         if flight is None:
             flight = asyncio.ensure_future(self._restore(room))

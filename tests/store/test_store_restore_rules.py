@@ -117,6 +117,17 @@ async def test_a_round_break_that_ran_out_during_the_restart_deals_at_once(
         assert (ann_c.view["status"], ann_c.view["round"]) == ("playing", 2)
 
 
+async def test_a_code_too_long_to_be_a_room_is_not_looked_up(recorder: CountingRecorder) -> None:
+    async with running_server(server_settings(database_url="memory://")) as server:
+        client = await server.open("x" * 1000)
+        await client.send({"type": "hello", "token": "whatever", "since": None})
+        assert (await client.recv())["code"] == "unauthorized"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await client.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+    assert recorder.snapshot_reads == 0
+
+
 async def test_a_database_that_cannot_answer_is_not_a_404(recorder: CountingRecorder) -> None:
     recorder.down = True
     config = server_settings(database_url="memory://")
