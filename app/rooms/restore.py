@@ -23,7 +23,7 @@ from app import engine
 from app.engine import actions as act
 from app.engine.events import Event
 from app.engine.state import State
-from app.store.recorder import MatchRecorder, RecorderUnavailable
+from app.store.recorder import MatchRecorder
 from app.store.rooms import Member, RoomRecord, RoomStore
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ class Restorer:
     async def load(self, room: str) -> RoomRecord | None:
         """The room's record: held here, else restored; None when there is nothing to restore.
 
-        Raises RecorderUnavailable when the database cannot tell.
+        Raises RecorderUnavailable (app.store.recorder) when the database cannot tell.
         """
         record = await self.store.load(room)
         if record is not None:
@@ -112,6 +112,3 @@ class Restorer:
                 state, produced = self._apply(state, None, act.SetConnected(seat, False))
                 events += produced
         return state, events
-
-
-__all__ = ["RecorderUnavailable", "Restorer"]
