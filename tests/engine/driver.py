@@ -294,7 +294,25 @@ class Driver:
             assert got == 1, f"card_played shows {got} cards fewer in its snapshot"
             assert now["state"]["top"]["id"] == e.public["card"]["id"]
         elif e.kind == "deck_reshuffled":
+            moved = e.public["count"]  # all discards but the top go under what is left
             assert now["state"]["discard_count"] == 1
+            assert was["state"]["discard_count"] - 1 == moved
+            assert now["state"]["draw_count"] == was["state"]["draw_count"] + moved
+        elif e.kind == "hands_shuffled":
+            assert counts[1] == list(e.public["counts"])
+        elif e.kind == "hands_swapped":
+            a, b = e.public["seat"], e.public["target"]
+            swapped = list(counts[0])
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            assert counts[1] == swapped, "hands_swapped snapshot"
+        elif e.kind == "hands_rotated":
+            step = e.public["direction"]
+            n = len(counts[0])
+            assert counts[1] == [counts[0][(i - step) % n] for i in range(n)], "rotated"
+        elif e.kind == "side_flipped":
+            assert now["state"]["side"] == e.public["side"]
+            assert now["state"]["top"] == e.public["top"]
+            assert counts[0] == counts[1]
         elif e.kind in ("turn_passed", "turn_skipped", "direction_changed", "color_chosen"):
             assert counts[0] == counts[1], f"{e.kind} changes hand sizes in its snapshot"
 
