@@ -7,10 +7,10 @@ in the deck's tuple of `Face` by id, so that copying a table copies only lists o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-LIGHT_COLORS: tuple[str, ...] = ("red", "yellow", "green", "blue")
-DARK_COLORS: tuple[str, ...] = ("pink", "teal", "orange", "purple")
+LIGHT_COLORS: Final[tuple[str, ...]] = ("red", "yellow", "green", "blue")
+DARK_COLORS: Final[tuple[str, ...]] = ("pink", "teal", "orange", "purple")
 
 # Wild Customizable menu (RULES 11): effect name -> whether it takes a number `n`.
 CUSTOM_EFFECTS: dict[str, bool] = {
@@ -24,9 +24,9 @@ CUSTOM_EFFECTS: dict[str, bool] = {
 }
 
 # Stacking classes (RULES 9): "small" = Draw Two and its kin, "big" = Wild Draw Four and kin.
-SMALL = "small"
-BIG = "big"
-UNTIL_COLOR = -1  # Wild Draw Color: draw until a card of the named color comes
+SMALL: Final = "small"
+BIG: Final = "big"
+UNTIL_COLOR: Final = -1  # Wild Draw Color: draw until a card of the named color comes
 
 
 @dataclass(frozen=True, slots=True)

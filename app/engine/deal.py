@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from app.engine.decks import deck_for, new_pairing
 from app.engine.state import UNO_NONE
 from app.engine.table import Ctx, seat_after, set_turn, take_cards
 from app.engine.wire import card_json, cards_json
 
-HAND_SIZE = 7
+HAND_SIZE: Final = 7
 
 
 def start_match(ctx: Ctx) -> None:

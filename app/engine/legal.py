@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from app.engine.actions import (
     Accept,
@@ -211,15 +211,13 @@ def moves(st: State, seat: int) -> dict[str, Any]:
     }
 
 
-_PLAYS: dict[tuple[int, str | None, int | None, bool], Play] = {}
-_DRAW, _PASS, _UNO, _CHALLENGE, _ACCEPT, _START = (
-    Draw(),
-    Pass(),
-    DeclareUno(),
-    Challenge(),
-    Accept(),
-    Start(),
-)
+_PLAYS: Final[dict[tuple[int, str | None, int | None, bool], Play]] = {}
+_DRAW: Final = Draw()
+_PASS: Final = Pass()
+_UNO: Final = DeclareUno()
+_CHALLENGE: Final = Challenge()
+_ACCEPT: Final = Accept()
+_START: Final = Start()
 
 
 def _play(cid: int, color: str | None, target: int | None, uno: bool) -> Play:
@@ -231,9 +229,9 @@ def _play(cid: int, color: str | None, target: int | None, uno: bool) -> Play:
     return play
 
 
-_PLAIN: dict[int, Play] = {}  # Play(card) for every card id, built once
+_PLAIN: Final[dict[int, Play]] = {}  # Play(card) for every card id, built once
 # one Play per color of the side in play, by card id, for each side
-_WILD: tuple[dict[int, tuple[Play, ...]], dict[int, tuple[Play, ...]]] = ({}, {})
+_WILD: Final[tuple[dict[int, tuple[Play, ...]], dict[int, tuple[Play, ...]]]] = ({}, {})
 
 
 def legal_actions(st: State, seat: int) -> list[Action]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from app.engine.actions import (
     AddBot,
@@ -18,8 +19,8 @@ from app.engine.settings import parse_settings, settings_to_json
 from app.engine.state import SeatInfo, State
 from app.engine.table import Ctx, fail
 
-MAX_NAME = 40
-MAX_CHAT = 300
+MAX_NAME: Final = 40
+MAX_CHAT: Final = 300
 
 
 def _seat(st: State, seat: int | None) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from app.engine.actions import (
     Accept,
@@ -57,7 +57,7 @@ from app.engine.timers import on_timeout, sync_deadlines
 
 Handler = Callable[[Ctx, "int | None", Any], None]
 
-_HANDLERS: dict[type, Handler] = {
+_HANDLERS: Final[dict[type, Handler]] = {
     Join: lambda ctx, seat, a: do_join(ctx, a),
     Leave: lambda ctx, seat, a: do_leave(ctx, seat),
     SetConnected: lambda ctx, seat, a: do_set_connected(ctx, a),
@@ -76,7 +76,7 @@ _HANDLERS: dict[type, Handler] = {
     Accept: lambda ctx, seat, a: do_accept(ctx, seat),
     Timeout: lambda ctx, seat, a: on_timeout(ctx, a),
 }
-_SYSTEM = frozenset((Join, SetConnected, Timeout))
+_SYSTEM: Final = frozenset((Join, SetConnected, Timeout))
 
 
 def apply(

@@ -9,26 +9,26 @@ copies a handful of small lists and never deep-copies.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from app.engine.decks import Deck, deck_for
 from app.engine.settings import Settings, settings_from_json, settings_to_json
 
 # Per-seat UNO states (RULES 13).
-UNO_NONE = 0  # not at one card (or nothing to say)
-UNO_DECLARED = 1  # at one card and declared
-UNO_EXPOSED = 2  # at one card, not declared, inside the catch window
-UNO_SAFE = 3  # at one card, not declared, the window closed without a catch
-UNO_EARLY = 4  # declared at two cards, on the own turn, before the play that leaves one
+UNO_NONE: Final = 0  # not at one card (or nothing to say)
+UNO_DECLARED: Final = 1  # at one card and declared
+UNO_EXPOSED: Final = 2  # at one card, not declared, inside the catch window
+UNO_SAFE: Final = 3  # at one card, not declared, the window closed without a catch
+UNO_EARLY: Final = 4  # declared at two cards, on the own turn, before the play that leaves one
 
 # Copy-on-write bits of State.owned (hand n is bit OWN_HAND_SHIFT + n).
-OWN_HANDS = 1
-OWN_DRAW = 2
-OWN_DISCARD = 4
-OWN_UNO = 8
-OWN_SEATS = 16
-OWN_AFK = 32
-OWN_HAND_SHIFT = 6
+OWN_HANDS: Final = 1
+OWN_DRAW: Final = 2
+OWN_DISCARD: Final = 4
+OWN_UNO: Final = 8
+OWN_SEATS: Final = 16
+OWN_AFK: Final = 32
+OWN_HAND_SHIFT: Final = 6
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ a state that has moved on.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from app.engine.actions import Timeout
 from app.engine.lobby import begin, host_timeout
@@ -15,8 +16,8 @@ from app.engine.play import do_accept, do_draw, do_pass, take_penalty
 from app.engine.state import UNO_EXPOSED, Deadline, State
 from app.engine.table import Ctx, close_window, set_turn
 
-HOST_GRACE_MS = 60_000
-TURN_PHASES = ("play", "after_draw", "penalty", "choose")
+HOST_GRACE_MS: Final = 60_000
+TURN_PHASES: Final = ("play", "after_draw", "penalty", "choose")
 
 
 def sync_deadlines(st: State, now: int) -> None:
