@@ -96,9 +96,13 @@ def apply(
     Raises EngineError (nothing changed) when the action is refused. An action that changes
     nothing (a stale Timeout, a repeated connection state) returns `state` itself and [].
     """
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        raise EngineError("bad_command", "unknown action")
+    # The turn actions, nearly every call, go straight to their rule; the rest via the table.
+    kind = type(action)
+    handler = None
+    if kind is not Play and kind is not Draw and kind is not Pass:
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            raise EngineError("bad_command", "unknown action")
     st = state.clone()
     ctx = Ctx(st, rng, now, trace)
     if st.pairing is None and st.settings.variant == "flip":
@@ -114,7 +118,14 @@ def apply(
         _own_action(ctx, seat)
     ctx.settle()  # (after player_returned: the action's own changes start here)
     try:
-        handler(ctx, seat, action)
+        if handler is not None:
+            handler(ctx, seat, action)
+        elif isinstance(action, Play):
+            do_play(ctx, seat, action)
+        elif isinstance(action, Draw):
+            do_draw(ctx, seat)
+        else:
+            do_pass(ctx, seat)
     except EngineError as err:
         if err.code == "not_catchable" and isinstance(action, Catch):
             _false_catch(ctx, seat, action, err)

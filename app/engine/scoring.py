@@ -56,7 +56,8 @@ def end_round(ctx: Ctx, winner: int) -> None:
     st.drawn = None
     st.uno = [UNO_NONE] * len(st.seats)
     for kind in ("turn", "uno", "challenge"):
-        st.deadlines.pop(kind, None)
+        if kind in st.deadlines:
+            del st.w_deadlines()[kind]
     ctx.emit(
         "round_ended",
         {

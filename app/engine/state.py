@@ -28,7 +28,8 @@ OWN_DISCARD: Final = 4
 OWN_UNO: Final = 8
 OWN_SEATS: Final = 16
 OWN_AFK: Final = 32
-OWN_HAND_SHIFT: Final = 6
+OWN_DEADLINES: Final = 64
+OWN_HAND_SHIFT: Final = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,13 +174,19 @@ class State:
             self.owned |= OWN_AFK
         return self.afk_count
 
+    def w_deadlines(self) -> dict[str, Deadline]:
+        if not self.owned & OWN_DEADLINES:
+            self.deadlines = self.deadlines.copy()
+            self.owned |= OWN_DEADLINES
+        return self.deadlines
+
     def hands_moved(self) -> None:
         """Whole hands changed places inside an owned outer list: own no hand any more."""
         self.owned = (self.owned & ((1 << OWN_HAND_SHIFT) - 1)) | OWN_HANDS
 
     def clone(self) -> State:
         """A new state sharing the hands and piles (copy-on-write) and everything immutable
-        (settings, deck, seat records); only the deadlines dict is copied."""
+        (settings, deck, seat records), the deadlines dict included."""
         c = State.__new__(State)
         c.room = self.room
         c.settings = self.settings
@@ -211,7 +218,7 @@ class State:
         c.afk_count = self.afk_count
         c.turn_serial = self.turn_serial
         c.turn_key = self.turn_key
-        c.deadlines = self.deadlines.copy()
+        c.deadlines = self.deadlines
         c.round_started_at = self.round_started_at
         c.winner = self.winner
         c.match_winner = self.match_winner

@@ -112,7 +112,7 @@ def touch_uno(ctx: Ctx, seat: int) -> None:
         elif state == UNO_NONE:
             st.w_uno()[seat] = UNO_EXPOSED
             window = st.settings.uno_window_ms
-            st.deadlines["uno"] = Deadline("uno", ctx.now + window, st.version, seat)
+            st.w_deadlines()["uno"] = Deadline("uno", ctx.now + window, st.version, seat)
     elif state != UNO_NONE and not (state == UNO_EARLY and size == 2):
         st.w_uno()[seat] = UNO_NONE
 
@@ -127,7 +127,8 @@ def close_window(st: State) -> None:
     if UNO_EXPOSED not in st.uno:
         return
     uno = st.w_uno()
-    st.deadlines.pop("uno", None)
+    if "uno" in st.deadlines:
+        del st.w_deadlines()["uno"]
     for i, state in enumerate(uno):
         if state == UNO_EXPOSED:
             uno[i] = UNO_SAFE

@@ -21,49 +21,58 @@ TURN_PHASES: Final = ("play", "after_draw", "penalty", "choose")
 
 
 def sync_deadlines(st: State, now: int) -> None:
-    """Bring `st.deadlines` in line with the state; a kept deadline keeps its `set_at`."""
+    """Bring `st.deadlines` in line with the state; a kept deadline keeps its `set_at`.
+
+    The dict is shared with the state this one was cloned from: read `st.deadlines`, write
+    only through `st.w_deadlines()` (which copies it the first time)."""
     s = st.settings
-    dl = st.deadlines
-    playing = st.status == "playing"
-    want = None
+    status = st.status
+    playing = status == "playing"
+    want = ""
     if playing:
-        if st.phase == "challenge":
+        phase = st.phase
+        if phase == "challenge":
             want = "challenge"
-        elif s.turn_seconds and st.phase in TURN_PHASES:
+        elif s.turn_seconds and phase in TURN_PHASES:
             want = "turn"
-        if want is not None and (st.turn_key != st.turn_serial or want not in dl):
+        if want and (st.turn_key != st.turn_serial or want not in st.deadlines):
             secs = s.turn_seconds if want == "turn" else s.challenge_seconds
-            dl[want] = Deadline(want, now + secs * 1000, st.version, st.turn)
+            st.w_deadlines()[want] = Deadline(want, now + secs * 1000, st.version, st.turn)
             st.turn_key = st.turn_serial
-    if want != "turn" and "turn" in dl:
-        del dl["turn"]
-    if want != "challenge" and "challenge" in dl:
-        del dl["challenge"]
-    uno = dl.get("uno")
+    # The common case: the one timer wanted is all there is, and nothing else is due.
+    only_want = len(st.deadlines) == (1 if want else 0) and (not want or want in st.deadlines)
+    host_here = st.host is None or st.seats[st.host].connected
+    if only_want and host_here and (playing or not s.next_round_seconds):
+        return
+    if want != "turn" and "turn" in st.deadlines:
+        del st.w_deadlines()["turn"]
+    if want != "challenge" and "challenge" in st.deadlines:
+        del st.w_deadlines()["challenge"]
+    uno = st.deadlines.get("uno")
     if uno is not None:
         exposed = [i for i, u in enumerate(st.uno) if u == UNO_EXPOSED]
         if not playing or not exposed:
-            del dl["uno"]
+            del st.w_deadlines()["uno"]
         elif uno.seat not in exposed:
-            dl["uno"] = Deadline(uno.kind, uno.at, uno.set_at, exposed[0])
+            st.w_deadlines()["uno"] = Deadline(uno.kind, uno.at, uno.set_at, exposed[0])
     if playing:
-        if "next_round" in dl:
-            del dl["next_round"]
+        if "next_round" in st.deadlines:
+            del st.w_deadlines()["next_round"]
     else:
-        pause = st.status == "round_over" or (st.status == "match_over" and s.scoring == "none")
+        pause = status == "round_over" or (status == "match_over" and s.scoring == "none")
         if pause and s.next_round_seconds:
-            if "next_round" not in dl:
-                dl["next_round"] = Deadline(
+            if "next_round" not in st.deadlines:
+                st.w_deadlines()["next_round"] = Deadline(
                     "next_round", now + s.next_round_seconds * 1000, st.version, None
                 )
-        elif "next_round" in dl:
-            del dl["next_round"]
+        elif "next_round" in st.deadlines:
+            del st.w_deadlines()["next_round"]
     host = st.host
     if host is not None and not st.seats[host].connected:
-        if "host" not in dl:
-            dl["host"] = Deadline("host", now + HOST_GRACE_MS, st.version, host)
-    elif "host" in dl:
-        del dl["host"]
+        if "host" not in st.deadlines:
+            st.w_deadlines()["host"] = Deadline("host", now + HOST_GRACE_MS, st.version, host)
+    elif "host" in st.deadlines:
+        del st.w_deadlines()["host"]
 
 
 def deadlines(st: State) -> list[Deadline]:
@@ -75,7 +84,7 @@ def on_timeout(ctx: Ctx, act: Timeout) -> None:
     d = st.deadlines.get(act.kind)
     if d is None or d.set_at != act.set_at:
         return  # stale: the state moved on
-    del st.deadlines[act.kind]
+    del st.w_deadlines()[act.kind]
     ctx.emit("timer_expired", {"timer": act.kind, "seat": d.seat})
     if act.kind == "turn":
         _turn_timeout(ctx, st.turn)
