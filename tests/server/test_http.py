@@ -119,7 +119,9 @@ async def test_summary_never_shows_a_card(server: Harness) -> None:
     assert (await client.act("start"))["type"] == "ack"
     summary = await server.summary(room)  # asserts no card id inside
     assert summary["status"] == "playing"
-    assert [s["hand_count"] for s in summary["seats"]] == [7, 7]
+    counts = [s["hand_count"] for s in summary["seats"]]
+    # The deal is random: a Draw Two turned up first gives the first player 9 cards.
+    assert sorted(counts) in ([7, 7], [7, 9])
     assert summary["scores"] == [0, 0]
     assert "state" not in summary and "you" not in summary
     assert not card_ids(summary)
