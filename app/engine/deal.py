@@ -6,7 +6,7 @@ from typing import Final
 
 from app.engine.decks import deck_for, new_pairing
 from app.engine.state import UNO_NONE
-from app.engine.table import Ctx, seat_after, set_turn, take_cards
+from app.engine.table import Ctx, seat_after, set_turn, shuffle, take_cards
 from app.engine.wire import card_json, cards_json
 
 HAND_SIZE: Final = 7
@@ -57,7 +57,7 @@ def _choose_dealer(ctx: Ctx) -> int:
     if any(f.kind == "number" for f in faces):
         for _ in range(20):  # ties are rare; 20 rounds of ties practically never happen
             ids = list(range(len(faces)))
-            ctx.rng.shuffle(ids)
+            shuffle(ctx.rng, ids)
             drawn = {s: ids[i] for i, s in enumerate(contenders)}
             # faces only: these cards go back into the deck, their ids would leak later
             draws.append([{"seat": s, "card": faces[c].to_json()} for s, c in drawn.items()])
@@ -98,7 +98,7 @@ def deal_round(ctx: Ctx) -> None:
         pile = list(reversed(st.settings.deck_order))  # the top of a pile is its end
     else:
         pile = list(range(st.deck.size))
-        ctx.rng.shuffle(pile)
+        shuffle(ctx.rng, pile)
     st.hands = [[] for _ in range(n)]
     for _ in range(HAND_SIZE):
         for k in range(1, n + 1):
@@ -111,7 +111,7 @@ def deal_round(ctx: Ctx) -> None:
             pile.insert(0, first)  # PROTOCOL 5: to the bottom, so the given order stands
         else:
             pile.append(first)
-            ctx.rng.shuffle(pile)
+            shuffle(ctx.rng, pile)
     st.draw_pile = pile
     st.discard = [first]
     st.side = 0

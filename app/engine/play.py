@@ -20,6 +20,10 @@ from app.engine.legal import (
 from app.engine.scoring import end_round
 from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_SAFE, PendingChallenge, State
 from app.engine.table import (
+    DIRECTION_SEAT,
+    SEAT,
+    SEAT_AUTO,
+    SEAT_BY,
     Ctx,
     close_window,
     fail,
@@ -28,6 +32,7 @@ from app.engine.table import (
     report_drawn,
     seat_after,
     set_turn,
+    shuffle,
     take_cards,
     touch_all,
     touch_uno,
@@ -137,7 +142,10 @@ def _advance(ctx: Ctx, seat: int, steps: int) -> None:
         skipped = [seat_after(st, seat, k) for k in range(1, steps)]
         skipped = [s for s in skipped if s != seat]
         if skipped:
-            ctx.emit("turn_skipped", {"seat": skipped[0], "seats": skipped})
+            if len(skipped) == 1:
+                ctx.emit_skipped(skipped[0])
+            else:
+                ctx.emit("turn_skipped", {"seat": skipped[0], "seats": skipped})
     set_turn(st, (seat + st.direction * steps) % len(st.seats))
 
 
@@ -148,7 +156,7 @@ def _reverse(ctx: Ctx, seat: int) -> None:
         return
     ctx.settle()
     st.direction = -st.direction
-    ctx.emit("direction_changed", {"direction": st.direction, "seat": seat})
+    ctx.emit_pairs("direction_changed", (DIRECTION_SEAT, st.direction, seat))
     _advance(ctx, seat, 1)
 
 
@@ -208,7 +216,7 @@ def _penalty(ctx: Ctx, seat: int, face: Face, guilty: bool) -> None:
     if face.challengeable and st.settings.bluffing:
         st.challenge = PendingChallenge(seat, victim, guilty, face.draw)
         set_turn(st, victim, "challenge")
-        ctx.emit("challenge_opened", {"seat": victim, "by": seat})
+        ctx.emit_pairs("challenge_opened", (SEAT_BY, victim, seat))
         return
     st.challenge = None
     if _asks_victim(st, face):
@@ -226,7 +234,7 @@ def _take_pending(ctx: Ctx, victim: int, amount: int, extra: int = 0) -> None:
     st.pending_stack = None
     st.challenge = None
     give_penalty(ctx, victim, amount, "penalty", extra)
-    ctx.emit("turn_skipped", {"seat": victim, "seats": [victim]})
+    ctx.emit_skipped(victim)
     set_turn(st, seat_after(st, victim))
 
 
@@ -267,7 +275,7 @@ def _shuffle_hands(ctx: Ctx, seat: int) -> None:
     ctx.settle()
     n = len(st.seats)
     cards = [c for h in st.hands for c in h]
-    ctx.rng.shuffle(cards)
+    shuffle(ctx.rng, cards)
     hands: list[list[int]] = [[] for _ in range(n)]
     for i, c in enumerate(cards):
         hands[(seat + 1 + i) % n].append(c)
@@ -413,7 +421,7 @@ def draw_turn(ctx: Ctx, seat: int) -> None:
         set_turn(st, seat, "after_draw")
         st.drawn = drawn
         return
-    ctx.emit("turn_passed", {"seat": seat, "auto": True})
+    ctx.emit_pairs("turn_passed", (SEAT_AUTO, seat, True))
     set_turn(st, seat_after(st, seat))
 
 
@@ -422,7 +430,7 @@ def do_pass(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
     seat = _own_turn(st, seat, "after_draw")
     if voluntary and not may_pass(st, seat):
         raise fail("illegal_card", "forced_play: the drawn card must be played")
-    ctx.emit("turn_passed", {"seat": seat})
+    ctx.emit_pairs("turn_passed", (SEAT, seat))
     set_turn(st, seat_after(st, seat))
 
 
@@ -461,7 +469,7 @@ def do_challenge(ctx: Ctx, seat: int | None) -> None:
         set_turn(st, seat, "play")
     else:
         give_penalty(ctx, seat, amount, "challenge", 2)
-        ctx.emit("turn_skipped", {"seat": seat, "seats": [seat]})
+        ctx.emit_skipped(seat)
         set_turn(st, seat_after(st, seat))
 
 
@@ -479,7 +487,7 @@ def do_uno(ctx: Ctx, seat: int | None) -> None:
     if not may_declare(st, seat):
         raise fail("wrong_phase", "UNO is declared with one card left (or with the play)")
     st.w_uno()[seat] = UNO_DECLARED if len(st.hands[seat]) == 1 else UNO_EARLY
-    ctx.emit("uno_declared", {"seat": seat})
+    ctx.emit_pairs("uno_declared", (SEAT, seat))
 
 
 def do_catch(ctx: Ctx, seat: int | None, act: Catch) -> None:
