@@ -17,7 +17,7 @@ from app.engine.actions import (
     Start,
 )
 from app.engine.cards import BIG, SMALL, Face
-from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State
+from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State, any_exposed
 
 
 def matches(st: State, face: Face, top: Face) -> bool:
@@ -100,17 +100,21 @@ def playable_cards(st: State, seat: int) -> list[int]:
         if st.deck.variant == "all_wild":
             return list(hand)
         top = faces[st.discard[-1]]
-        color = st.color
-        tsym = None if top.wild else top.sym
+        # Plain str locals ("" matches no card) let the compiled loop compare str to str.
+        color = st.color if st.color is not None else ""
+        tsym = "" if top.wild else top.sym
+        strict = not st.settings.bluffing
         out = []
         for c in hand:
             f = faces[c]
             if f.wild:
-                if f.challengeable and not st.settings.bluffing and holds_color(st, seat, c):
+                if f.challengeable and strict and holds_color(st, seat, c):
                     continue
                 out.append(c)
-            elif f.color == color or f.sym == tsym:
-                out.append(c)
+            else:
+                fc = f.color
+                if (fc is not None and fc == color) or f.sym == tsym:
+                    out.append(c)
         return out
     if phase == "after_draw":
         return [st.drawn] if st.drawn is not None else []
@@ -290,7 +294,7 @@ def legal_actions(st: State, seat: int) -> list[Action]:
             out.append(_UNO)
     elif two and own and playable and phase in ("play", "after_draw"):
         out.append(_UNO)
-    if UNO_EXPOSED in st.uno:
+    if any_exposed(st.uno):
         out.extend(Catch(s) for s in catchable(st, seat))
     return out
 

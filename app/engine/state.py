@@ -225,6 +225,11 @@ class State:
         return c
 
 
+def any_exposed(uno: list[int]) -> bool:
+    """`UNO_EXPOSED in uno`; compiled, a loop over ints (no generic comparisons)."""
+    return any(u == UNO_EXPOSED for u in uno)
+
+
 def new_table(room: str, settings: Settings) -> State:
     """An empty lobby: status "lobby", version 0, no seats."""
     return State(room=room, settings=settings, deck=deck_for(settings, None))
