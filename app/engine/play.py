@@ -369,7 +369,11 @@ def _flip(ctx: Ctx, seat: int) -> None:
 
 def do_draw(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
     st = ctx.st
-    seat = _own_turn(st, seat, "play", "penalty")
+    seat = _playing(st, seat)
+    if seat != st.turn:
+        raise fail("not_your_turn")
+    if st.phase != "play" and st.phase != "penalty":
+        raise fail("wrong_phase", f"not possible in phase {st.phase}")
     if voluntary and not may_draw(st, seat):
         raise fail("illegal_card", "no_voluntary_draw: you hold a playable card")
     if voluntary:
@@ -427,7 +431,11 @@ def draw_turn(ctx: Ctx, seat: int) -> None:
 
 def do_pass(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
     st = ctx.st
-    seat = _own_turn(st, seat, "after_draw")
+    seat = _playing(st, seat)
+    if seat != st.turn:
+        raise fail("not_your_turn")
+    if st.phase != "after_draw":
+        raise fail("wrong_phase", f"not possible in phase {st.phase}")
     if voluntary and not may_pass(st, seat):
         raise fail("illegal_card", "forced_play: the drawn card must be played")
     ctx.emit_pairs("turn_passed", (SEAT, seat))

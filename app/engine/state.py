@@ -2,13 +2,13 @@
 
 Hands and piles are lists of int card ids (the top of a pile is the END of its list, so a
 draw is a `pop()`); card facts live in the deck (`state.deck`), shared and immutable. Seat
-records and deadlines are frozen values, replaced rather than changed, so `clone()` only
-copies a handful of small lists and never deep-copies.
+records and deadlines are values, replaced rather than changed, so `clone()` shares every
+list and dict with the original (copy-on-write, below) and never deep-copies.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from app.engine.decks import Deck, deck_for
@@ -84,43 +84,197 @@ class PendingChallenge:
     draw: int  # the card's own penalty (cards, or UNTIL_COLOR)
 
 
-@dataclass(slots=True)
+# The fields State's equality and repr show, in order (all but `owned`).
+_FIELDS: Final = (
+    "room",
+    "settings",
+    "deck",
+    "version",
+    "status",
+    "seats",
+    "host",
+    "match_id",
+    "round",
+    "scores",
+    "dealer",
+    "pairing",
+    "hands",
+    "draw_pile",
+    "discard",
+    "side",
+    "direction",
+    "turn",
+    "phase",
+    "color",
+    "pending",
+    "pending_stack",
+    "drawn",
+    "challenge",
+    "uno",
+    "afk_count",
+    "turn_serial",
+    "turn_key",
+    "deadlines",
+    "round_started_at",
+    "winner",
+    "match_winner",
+)
+
+
 class State:
+    # A plain class, not a dataclass: compiled, its constructor is native (a dataclass's
+    # generated __init__ runs interpreted), and `clone()` builds one on every move.
+    # Equality and repr are those of the dataclass it was (`owned` is left out of both).
     room: str
     settings: Settings
     deck: Deck
-    version: int = 0
-    status: str = "lobby"  # lobby | playing | round_over | match_over
-    seats: list[SeatInfo] = field(default_factory=list)
-    host: int | None = None
-    match_id: str | None = None
-    round: int = 0
-    scores: list[int] = field(default_factory=list)
-    dealer: int | None = None
-    pairing: tuple[int, ...] | None = None  # Flip: dark face index behind each card id
+    version: int
+    status: str  # lobby | playing | round_over | match_over
+    seats: list[SeatInfo]
+    host: int | None
+    match_id: str | None
+    round: int
+    scores: list[int]
+    dealer: int | None
+    pairing: tuple[int, ...] | None  # Flip: dark face index behind each card id
     # --- the round ---
-    hands: list[list[int]] = field(default_factory=list)
-    draw_pile: list[int] = field(default_factory=list)
-    discard: list[int] = field(default_factory=list)
-    side: int = 0  # 0 light, 1 dark (Flip)
-    direction: int = 1
-    turn: int = 0
-    phase: str = "play"  # play | after_draw | penalty | challenge | choose | round_over
-    color: str | None = None
-    pending: int = 0  # stacked draw penalty waiting for the seat in turn
-    pending_stack: str | None = None  # stacking class of the latest card of the stack
-    drawn: int | None = None  # the card drawn this turn that may still be played
-    challenge: PendingChallenge | None = None
-    uno: list[int] = field(default_factory=list)
-    afk_count: list[int] = field(default_factory=list)
-    turn_serial: int = 0  # bumped whenever the seat to act or its phase changes
-    turn_key: int = -1  # turn_serial for which the current turn/challenge deadline was set
-    deadlines: dict[str, Deadline] = field(default_factory=dict)
-    round_started_at: int = 0
-    winner: int | None = None  # of the last round
-    match_winner: int | None = None
+    hands: list[list[int]]
+    draw_pile: list[int]
+    discard: list[int]
+    side: int  # 0 light, 1 dark (Flip)
+    direction: int
+    turn: int
+    phase: str  # play | after_draw | penalty | challenge | choose | round_over
+    color: str | None
+    pending: int  # stacked draw penalty waiting for the seat in turn
+    pending_stack: str | None  # stacking class of the latest card of the stack
+    drawn: int | None  # the card drawn this turn that may still be played
+    challenge: PendingChallenge | None
+    uno: list[int]
+    afk_count: list[int]
+    turn_serial: int  # bumped whenever the seat to act or its phase changes
+    turn_key: int  # turn_serial for which the current turn/challenge deadline was set
+    deadlines: dict[str, Deadline]
+    round_started_at: int
+    winner: int | None  # of the last round
+    match_winner: int | None
     # Copy-on-write bookkeeping (never serialised): which of the big lists this state owns.
-    owned: int = field(default=0, compare=False, repr=False)
+    owned: int
+
+    def __init__(
+        self,
+        room: str,
+        settings: Settings,
+        deck: Deck,
+        version: int = 0,
+        status: str = "lobby",
+        seats: list[SeatInfo] | None = None,
+        host: int | None = None,
+        match_id: str | None = None,
+        round: int = 0,
+        scores: list[int] | None = None,
+        dealer: int | None = None,
+        pairing: tuple[int, ...] | None = None,
+        hands: list[list[int]] | None = None,
+        draw_pile: list[int] | None = None,
+        discard: list[int] | None = None,
+        side: int = 0,
+        direction: int = 1,
+        turn: int = 0,
+        phase: str = "play",
+        color: str | None = None,
+        pending: int = 0,
+        pending_stack: str | None = None,
+        drawn: int | None = None,
+        challenge: PendingChallenge | None = None,
+        uno: list[int] | None = None,
+        afk_count: list[int] | None = None,
+        turn_serial: int = 0,
+        turn_key: int = -1,
+        deadlines: dict[str, Deadline] | None = None,
+        round_started_at: int = 0,
+        winner: int | None = None,
+        match_winner: int | None = None,
+        owned: int = 0,
+    ) -> None:
+        self.room = room
+        self.settings = settings
+        self.deck = deck
+        self.version = version
+        self.status = status
+        self.seats = seats if seats is not None else list()
+        self.host = host
+        self.match_id = match_id
+        self.round = round
+        self.scores = scores if scores is not None else list()
+        self.dealer = dealer
+        self.pairing = pairing
+        self.hands = hands if hands is not None else list()
+        self.draw_pile = draw_pile if draw_pile is not None else list()
+        self.discard = discard if discard is not None else list()
+        self.side = side
+        self.direction = direction
+        self.turn = turn
+        self.phase = phase
+        self.color = color
+        self.pending = pending
+        self.pending_stack = pending_stack
+        self.drawn = drawn
+        self.challenge = challenge
+        self.uno = uno if uno is not None else list()
+        self.afk_count = afk_count if afk_count is not None else list()
+        self.turn_serial = turn_serial
+        self.turn_key = turn_key
+        self.deadlines = deadlines if deadlines is not None else dict()
+        self.round_started_at = round_started_at
+        self.winner = winner
+        self.match_winner = match_winner
+        self.owned = owned
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.room,
+            self.settings,
+            self.deck,
+            self.version,
+            self.status,
+            self.seats,
+            self.host,
+            self.match_id,
+            self.round,
+            self.scores,
+            self.dealer,
+            self.pairing,
+            self.hands,
+            self.draw_pile,
+            self.discard,
+            self.side,
+            self.direction,
+            self.turn,
+            self.phase,
+            self.color,
+            self.pending,
+            self.pending_stack,
+            self.drawn,
+            self.challenge,
+            self.uno,
+            self.afk_count,
+            self.turn_serial,
+            self.turn_key,
+            self.deadlines,
+            self.round_started_at,
+            self.winner,
+            self.match_winner,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{k}={v!r}" for k, v in zip(_FIELDS, self._fields(), strict=True))
+        return f"State({pairs})"
 
     @property
     def n(self) -> int:
@@ -187,41 +341,42 @@ class State:
     def clone(self) -> State:
         """A new state sharing the hands and piles (copy-on-write) and everything immutable
         (settings, deck, seat records), the deadlines dict included."""
-        c = State.__new__(State)
-        c.room = self.room
-        c.settings = self.settings
-        c.deck = self.deck
-        c.version = self.version
-        c.status = self.status
-        c.seats = self.seats
-        c.host = self.host
-        c.match_id = self.match_id
-        c.round = self.round
-        c.scores = self.scores  # only ever replaced, never written in place
-        c.dealer = self.dealer
-        c.pairing = self.pairing
-        c.hands = self.hands
-        c.draw_pile = self.draw_pile
-        c.discard = self.discard
-        c.owned = 0
+        c = State(
+            self.room,
+            self.settings,
+            self.deck,
+            self.version,
+            self.status,
+            self.seats,
+            self.host,
+            self.match_id,
+            self.round,
+            self.scores,
+            self.dealer,
+            self.pairing,
+            self.hands,
+            self.draw_pile,
+            self.discard,
+            self.side,
+            self.direction,
+            self.turn,
+            self.phase,
+            self.color,
+            self.pending,
+            self.pending_stack,
+            self.drawn,
+            self.challenge,
+            self.uno,
+            self.afk_count,
+            self.turn_serial,
+            self.turn_key,
+            self.deadlines,
+            self.round_started_at,
+            self.winner,
+            self.match_winner,
+            0,
+        )
         self.owned = 0  # both now share every list
-        c.side = self.side
-        c.direction = self.direction
-        c.turn = self.turn
-        c.phase = self.phase
-        c.color = self.color
-        c.pending = self.pending
-        c.pending_stack = self.pending_stack
-        c.drawn = self.drawn
-        c.challenge = self.challenge
-        c.uno = self.uno
-        c.afk_count = self.afk_count
-        c.turn_serial = self.turn_serial
-        c.turn_key = self.turn_key
-        c.deadlines = self.deadlines
-        c.round_started_at = self.round_started_at
-        c.winner = self.winner
-        c.match_winner = self.match_winner
         return c
 
 

@@ -212,6 +212,14 @@ def _drawn_parts(args: tuple[Any, ...]) -> tuple[Public, Private]:
     )
 
 
+def _one_drawn(args: tuple[Any, ...]) -> tuple[Public, Private]:
+    deck, side, seat, cid, reason = args
+    return (
+        {"seat": seat, "count": 1, "reason": reason},
+        {seat: {"cards": cards_json(deck, side, [cid])}},
+    )
+
+
 def take_cards(ctx: Ctx, seat: int, count: int, reason: str, until: str | None = None) -> int:
     """`seat` draws `count` cards (or, with `until`, until a card of that color, then `count`
     more); emits card_drawn (the cards privately). Returns how many were drawn.
@@ -222,6 +230,14 @@ def take_cards(ctx: Ctx, seat: int, count: int, reason: str, until: str | None =
     """
     st = ctx.st
     ctx.settle()
+    if count == 1 and until is None and st.draw_pile:
+        # The commonest draw (one card, the pile not empty): no list of cards to build.
+        cid = st.w_draw().pop()
+        st.w_hand(seat).append(cid)
+        ctx.emit_deferred("card_drawn", _one_drawn, (st.deck, st.side, seat, cid, reason))
+        ctx.settle()
+        touch_uno(ctx, seat)
+        return 1
     searching = until is not None
     if not searching and count > len(st.draw_pile):
         refill(ctx)
