@@ -28,7 +28,7 @@ from app.store.recorder import PlayerRecord, RoundRecord
 from app.store.sql.models import Round, RoundPlayer
 
 from .conftest import Database
-from .helpers import count_rows
+from .helpers import count_rows, wait_until_delivered
 
 NAMES = ("Ann", "Bob", "Cy")
 SETTINGS = {"target_score": 200}
@@ -148,6 +148,8 @@ async def test_stored_rounds_and_scores_equal_the_round_ended_events(
         {"seat": i, "player_id": f"player-{i}", "name": name} for i, name in enumerate(NAMES)
     ]
     assert max(body["scores"]) >= SETTINGS["target_score"]
+    await wait_until_delivered(recorder)
+    assert await recorder.get_match(match_id) == body  # the same from the database alone
     assert await count_rows(recorder, Round, match_id) == len(played.round_events)
     assert await count_rows(recorder, RoundPlayer, match_id) == len(NAMES) * len(
         played.round_events

@@ -23,10 +23,11 @@ async def test_rounds_read_back_in_the_protocol_shape(database: Database) -> Non
     await recorder.match_started("match-1", "ROOM1", records[0].settings, PLAYERS, 1)
     for r in records:
         await recorder.round_completed(r)
-    body = await recorder.get_match("match-1")
+    body = await recorder.get_match("match-1")  # at once: merged from the outbox
     assert body == expected_body(records, finished=True)
     assert body is not None and body["scores"] == [71, 12, 0] and body["winner"] == 0
-    assert recorder.outbox_size() == 0
+    await wait_until_delivered(recorder)
+    assert await recorder.get_match("match-1") == body  # the same from the database alone
 
 
 async def test_a_running_match_has_no_winner_and_a_started_one_no_rounds(
@@ -36,7 +37,10 @@ async def test_a_running_match_has_no_winner_and_a_started_one_no_rounds(
     await recorder.start()
     records = match_rounds(POINTS[:2], match_id="match-2", room="ROOM2")
     await recorder.match_started("match-2", "ROOM2", records[0].settings, PLAYERS, 5)
-    assert await recorder.get_match("match-2") == {
+    async with asyncio.timeout(10):  # written in the background: the deal does not wait
+        while (started := await recorder.get_match("match-2")) is None:
+            await asyncio.sleep(0.02)
+    assert started == {
         "match_id": "match-2",
         "room": "ROOM2",
         "status": "running",
@@ -62,6 +66,7 @@ async def test_the_same_round_twice_is_stored_once(database: Database) -> None:
     # a duplicate differing in content is still the same round: the first one stands
     await recorder.round_completed(dataclasses.replace(first, points=(99, 99, 99)))
     await asyncio.gather(*(recorder.round_completed(second) for _ in range(5)))
+    await wait_until_delivered(recorder)
     assert await count_rows(recorder, Round, "match-1") == 2
     assert await count_rows(recorder, RoundPlayer, "match-1") == 6
     assert await count_rows(recorder, MatchScore, "match-1") == 3
@@ -170,6 +175,8 @@ async def test_a_repeat_that_adds_the_match_end_finishes_the_match(database: Dat
     await recorder.round_completed(final)
     await recorder.round_completed(final)
     assert await recorder.get_match("match-1") == expected_body([records[0], final], finished=True)
+    await wait_until_delivered(recorder)
+    assert await recorder.get_match("match-1") == expected_body([records[0], final], finished=True)
     assert await count_rows(recorder, Round, "match-1") == 2
 
     # the same while the rounds wait in the outbox
@@ -188,7 +195,7 @@ async def test_write_behind_mode_stores_every_round_once_through_the_outbox(
     database: Database,
 ) -> None:
     records = match_rounds(POINTS, finished=True)
-    recorder = database.recorder(write_behind=True)
+    recorder = database.recorder()  # the default
     await recorder.start()
     for r in records:
         await recorder.round_completed(r)
@@ -220,7 +227,7 @@ async def test_a_record_the_database_keeps_refusing_is_set_aside_and_delivery_go
 
 async def test_two_processes_sharing_an_outbox_deliver_each_round_once(database: Database) -> None:
     records = match_rounds(POINTS)
-    first = database.recorder()
+    first = database.recorder(write_behind=False)
     await first.start()
     for r in records[:2]:
         await first.outbox.put(r)  # as if the database had been down for `first`
@@ -240,7 +247,7 @@ async def test_many_rooms_ending_rounds_at_once_all_reach_the_database(
     database: Database,
 ) -> None:
     # a generous timeout: this is about writers queueing, not about a slow machine
-    recorder = database.recorder(write_timeout=10.0)
+    recorder = database.recorder(write_timeout=10.0, write_behind=False)
     await recorder.start()
     records = [
         r
