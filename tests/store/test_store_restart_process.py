@@ -17,8 +17,10 @@ from typing import Any
 import httpx
 import websockets
 from e2e.harness import Client, LeakAuditor, play_scripted
+from sqlalchemy import create_engine, func, select
 
 from app.store.sql.migrate import REPO_ROOT
+from app.store.sql.models import Round, RoundPlayer
 
 from .proxy import free_port
 
@@ -136,3 +138,63 @@ async def test_a_killed_server_comes_back_with_its_rooms(tmp_path: Path) -> None
         == second["scores"]
         == [a + b for a, b in zip(first["scores"], second["points"], strict=True)]
     )
+
+
+def stored_rounds(database: Path, match_id: str) -> list[tuple[int, list[int]]]:
+    """(number, per-seat points) of each round row in the database file itself (no outbox)."""
+    engine = create_engine(f"sqlite:///{database}")
+    try:
+        with engine.connect() as conn:
+            numbers = conn.execute(
+                select(Round.number).where(Round.match_id == match_id).order_by(Round.number)
+            ).scalars()
+            return [
+                (
+                    number,
+                    list(
+                        conn.execute(
+                            select(RoundPlayer.points)
+                            .where(RoundPlayer.match_id == match_id, RoundPlayer.number == number)
+                            .order_by(RoundPlayer.seat)
+                        ).scalars()
+                    ),
+                )
+                for number in list(numbers)
+            ]
+    finally:
+        engine.dispose()
+
+
+def round_rows(database: Path) -> int:
+    engine = create_engine(f"sqlite:///{database}")
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(Round)).scalar_one())
+    finally:
+        engine.dispose()
+
+
+async def test_a_round_ended_just_before_a_sigkill_is_in_the_database_after_restart(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "data" / "uno.db"
+    log = tmp_path / "server.log"
+    async with server_process(database, log) as (base, proc):
+        async with httpx.AsyncClient(base_url=base) as http:
+            ann = (await http.post("/api/rooms", json={"name": "Ann", "settings": SETTINGS})).json()
+            room = ann["room"]
+        ann_c = await connect(base, room, ann["token"])
+        assert (await ann_c.act("add_bot"))["type"] == "ack"
+        assert (await ann_c.act("start"))["type"] == "ack"
+        ended = await round_end(ann_c)
+        proc.send_signal(signal.SIGKILL)  # at once: delivery may not have happened yet
+        assert proc.wait(timeout=10) == -signal.SIGKILL
+        with contextlib.suppress(Exception):
+            await ann_c.ws.close()
+
+    async with server_process(database, log):  # delivers what the killed process left
+        async with asyncio.timeout(10):
+            while not await asyncio.to_thread(round_rows, database):
+                await asyncio.sleep(0.05)
+        stored = await asyncio.to_thread(stored_rounds, database, ended["match_id"])
+    assert stored == [(1, ended["points"])]  # there, and once
