@@ -48,6 +48,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.dialects.sqlite import insert
 
+try:
+    import orjson
+except ImportError:  # optional: a faster encoder for the round end (see _body)
+    orjson = None  # type: ignore[assignment]
+
 from app.store.recorder import RoundRecord
 from app.store.sql.records import record_from_json, record_to_json
 
@@ -58,7 +63,9 @@ OUTBOX = Table(
     Column("seq", Integer, primary_key=True, autoincrement=True),
     Column("match_id", String, nullable=False),
     Column("number", Integer, nullable=False),
-    Column("room", String, nullable=False, index=True),
+    # Not indexed: the table holds only the rounds waiting (a scan is cheap), and every index
+    # is one more page written by each append.
+    Column("room", String, nullable=False),
     Column("ended_at", Integer, nullable=False),
     Column("match_over", Boolean, nullable=False),
     Column("body", Text, nullable=False),
@@ -279,7 +286,16 @@ class Outbox:
 
 
 def _body(record: RoundRecord) -> str:
-    return json.dumps(record_to_json(record), separators=(",", ":"))
+    """The record as JSON. This runs on the event loop at every round end: orjson encodes the
+    ~3.5 KB record in ~3 µs where the stdlib takes ~30 µs; the stdlib is the fallback (orjson
+    not installed, or a value it refuses, such as an integer beyond 64 bits)."""
+    data = record_to_json(record)
+    if orjson is not None:
+        try:
+            return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:
+            pass
+    return json.dumps(data, separators=(",", ":"))
 
 
 def _row(record: RoundRecord, body: str) -> dict[str, Any]:
