@@ -28,6 +28,7 @@ Builder = Callable[[tuple[Any, ...]], tuple[Public, Private]]
 class Event:
     # A plain class, not a dataclass: compiled (mypyc) its constructor is native, while a
     # dataclass's generated __init__ runs interpreted; one or two events are built per move.
+    __slots__ = ("_args", "_build", "_private", "_public", "after", "kind", "version")
     kind: str
     version: int
     # The table right after this event; filled only when apply(..., trace=True) so that the

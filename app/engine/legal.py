@@ -17,7 +17,7 @@ from app.engine.actions import (
     Start,
 )
 from app.engine.cards import BIG, SMALL, Face
-from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State, any_exposed
+from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State
 
 
 def matches(st: State, face: Face, top: Face) -> bool:
@@ -294,7 +294,7 @@ def legal_actions(st: State, seat: int) -> list[Action]:
             out.append(_UNO)
     elif two and own and playable and phase in ("play", "after_draw"):
         out.append(_UNO)
-    if any_exposed(st.uno):
+    if UNO_EXPOSED in st.uno:
         out.extend(Catch(s) for s in catchable(st, seat))
     return out
 

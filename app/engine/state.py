@@ -47,6 +47,7 @@ class Deadline:
     constructor is native (a dataclass's __init__ runs interpreted), and one is built on
     almost every move."""
 
+    __slots__ = ("at", "kind", "seat", "set_at")
     kind: str  # "turn" | "uno" | "challenge" | "next_round" | "host"
     at: int  # ms since epoch
     set_at: int  # the state version when it was set; Timeout must carry the same
@@ -125,6 +126,7 @@ class State:
     # A plain class, not a dataclass: compiled, its constructor is native (a dataclass's
     # generated __init__ runs interpreted), and `clone()` builds one on every move.
     # Equality and repr are those of the dataclass it was (`owned` is left out of both).
+    __slots__ = (*_FIELDS, "owned")  # (as the dataclass had: interpreted, a third faster)
     room: str
     settings: Settings
     deck: Deck
@@ -378,11 +380,6 @@ class State:
         )
         self.owned = 0  # both now share every list
         return c
-
-
-def any_exposed(uno: list[int]) -> bool:
-    """`UNO_EXPOSED in uno`; compiled, a loop over ints (no generic comparisons)."""
-    return any(u == UNO_EXPOSED for u in uno)
 
 
 def new_table(room: str, settings: Settings) -> State:

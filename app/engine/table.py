@@ -22,7 +22,6 @@ from app.engine.state import (
     UNO_SAFE,
     Deadline,
     State,
-    any_exposed,
 )
 from app.engine.wire import cards_json
 
@@ -167,7 +166,7 @@ def touch_all(ctx: Ctx) -> None:
 
 def close_window(st: State) -> None:
     """The player in turn acted of their own will: nobody exposed can be caught any more."""
-    if not any_exposed(st.uno):
+    if UNO_EXPOSED not in st.uno:
         return
     uno = st.w_uno()
     if "uno" in st.deadlines:
