@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sqlite3
 
 import pytest
 
@@ -271,3 +272,25 @@ async def test_closing_delivers_what_waits_in_the_outbox(database: Database) -> 
     reader = database.recorder(outbox_path=database.workdir / "other-outbox.sqlite3")
     await reader.start()
     assert await reader.get_match("match-1") == expected_body(records, finished=False)
+
+
+async def test_a_round_end_waits_off_the_loop_when_the_outbox_file_is_locked(
+    database: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    records = match_rounds(POINTS[:1])
+    recorder = database.recorder()
+    await recorder.start()
+    # another writer (a process sharing the outbox) holds the file's write lock for 0.3 s
+    locker = sqlite3.connect(recorder.outbox.path, isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")
+    asyncio.get_running_loop().call_later(0.3, locker.execute, "COMMIT")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await recorder.round_completed(records[0])  # the append gives up, a worker thread waits
+    assert loop.time() - started >= 0.3  # durable only once the lock was released
+    assert "appending from a worker thread" in caplog.text  # the loop waited 50 ms at most
+    locker.close()
+    assert recorder.outbox_size() in (0, 1)
+    await wait_until_delivered(recorder)
+    assert await count_rows(recorder, Round, "match-1") == 1
+    assert await recorder.get_match("match-1") == expected_body(records, finished=False)
