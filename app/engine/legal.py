@@ -17,12 +17,18 @@ from app.engine.actions import (
     Start,
 )
 from app.engine.cards import BIG, SMALL, Face
-from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State
+from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State, any_exposed
 
 
 def matches(st: State, face: Face, top: Face) -> bool:
     """RULES 3 (and 17: in All Wild every card is playable)."""
-    return face.wild or face.color == st.color or (not top.wild and face.sym == top.sym)
+    if face.wild:
+        return True
+    # str against str (not None): compiled, a string comparison instead of a generic one
+    fc, color = face.color, st.color
+    if fc is not None and color is not None and fc == color:
+        return True
+    return not top.wild and face.sym == top.sym
 
 
 def holds_color(st: State, seat: int, besides: int) -> bool:
@@ -294,7 +300,7 @@ def legal_actions(st: State, seat: int) -> list[Action]:
             out.append(_UNO)
     elif two and own and playable and phase in ("play", "after_draw"):
         out.append(_UNO)
-    if UNO_EXPOSED in st.uno:
+    if any_exposed(st.uno):
         out.extend(Catch(s) for s in catchable(st, seat))
     return out
 

@@ -382,6 +382,15 @@ class State:
         return c
 
 
+def any_exposed(uno: list[int]) -> bool:
+    """`UNO_EXPOSED in uno`: compiled, this loop compares unboxed ints, where `in` makes a
+    generic comparison per item (asked two or three times a move)."""
+    for u in uno:  # noqa: SIM110 (any() with a generator is slower interpreted)
+        if u == UNO_EXPOSED:
+            return True
+    return False
+
+
 def new_table(room: str, settings: Settings) -> State:
     """An empty lobby: status "lobby", version 0, no seats."""
     return State(room=room, settings=settings, deck=deck_for(settings, None))

@@ -22,6 +22,7 @@ from app.engine.state import (
     UNO_SAFE,
     Deadline,
     State,
+    any_exposed,
 )
 from app.engine.wire import cards_json
 
@@ -166,7 +167,7 @@ def touch_all(ctx: Ctx) -> None:
 
 def close_window(st: State) -> None:
     """The player in turn acted of their own will: nobody exposed can be caught any more."""
-    if UNO_EXPOSED not in st.uno:
+    if not any_exposed(st.uno):
         return
     uno = st.w_uno()
     if "uno" in st.deadlines:

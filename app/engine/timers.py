@@ -17,7 +17,6 @@ from app.engine.state import UNO_EXPOSED, Deadline, State
 from app.engine.table import Ctx, close_window, set_turn
 
 HOST_GRACE_MS: Final = 60_000
-TURN_PHASES: Final = ("play", "after_draw", "penalty", "choose")
 
 
 def sync_deadlines(st: State, now: int) -> None:
@@ -33,7 +32,8 @@ def sync_deadlines(st: State, now: int) -> None:
         phase = st.phase
         if phase == "challenge":
             want = "challenge"
-        elif s.turn_seconds and phase in TURN_PHASES:
+        elif s.turn_seconds and phase in ("play", "after_draw", "penalty", "choose"):
+            # (a literal tuple: compiled, string comparisons instead of a generic `in`)
             want = "turn"
         if want and (st.turn_key != st.turn_serial or want not in st.deadlines):
             secs = s.turn_seconds if want == "turn" else s.challenge_seconds
