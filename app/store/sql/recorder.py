@@ -185,12 +185,16 @@ class SqlRecorder:
     # --- reads ---
 
     async def get_match(self, match_id: str) -> dict[str, Any] | None:
-        """The PROTOCOL body; rounds still in the outbox are included, so nothing seems lost."""
+        """The PROTOCOL body; rounds still in the outbox are included, so nothing seems lost.
+
+        The outbox is read first: a round delivered meanwhile is committed to the database
+        before it leaves the outbox, so it is in one read or the other (read the other way
+        round, a round delivered between the two reads would be in neither)."""
+        waiting = await self.outbox.for_match(match_id) if len(self.outbox) else []
         try:
             match = await self._timed(self._read(read_match, match_id), self.read_timeout)
         except Exception as exc:
             raise RecorderUnavailable("the match database is unavailable") from exc
-        waiting = await self.outbox.for_match(match_id) if len(self.outbox) else []
         return with_waiting_rounds(match, waiting)
 
     async def latest_snapshot(self, room: str) -> dict[str, Any] | None:
@@ -208,12 +212,13 @@ class SqlRecorder:
         return stored[1] if stored is not None else None
 
     async def room_members(self, room: str) -> list[MemberRecord]:
+        queued = self.members.for_room(room)  # first, as in get_match: none falls in between
         try:
             stored = await self._timed(self._read(read_members, room), self.read_timeout)
         except Exception as exc:
             raise RecorderUnavailable("the match database is unavailable") from exc
         known = {m.token_hash for m in stored}
-        return stored + [m for m in self.members.for_room(room) if m.token_hash not in known]
+        return stored + [m for m in queued if m.token_hash not in known]
 
     async def healthy(self) -> bool:
         try:
@@ -236,6 +241,10 @@ class SqlRecorder:
         self, query: Callable[[AsyncConnection, str], Awaitable[T]], key: str = ""
     ) -> T:
         async with self.engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                # One snapshot for a read's several SELECTs: a round delivered in the middle
+                # would otherwise show in some of them only (READ COMMITTED is per statement).
+                await conn.execution_options(isolation_level="REPEATABLE READ")
             return await query(conn, key)
 
     async def _timed(self, work: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
