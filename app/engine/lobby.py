@@ -62,7 +62,8 @@ def do_join(ctx: Ctx, act: Join) -> None:
         raise fail("bad_command", f"a name has 1 to {MAX_NAME} characters")
     if any(s.player_id == act.player_id for s in st.seats):
         raise fail("bad_command", "already seated")
-    st.w_seats().append(SeatInfo(name=name, player_id=act.player_id))
+    # A human joins over HTTP; the seat counts as connected only once its socket says hello.
+    st.w_seats().append(SeatInfo(name=name, player_id=act.player_id, connected=False))
     seat = len(st.seats) - 1
     ctx.emit(
         "player_joined", {"seat": seat, "name": name, "player_id": act.player_id, "bot": False}

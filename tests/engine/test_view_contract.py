@@ -44,7 +44,8 @@ def test_player_view_has_every_protocol_field() -> None:
         assert set(seat) >= SEAT_KEYS
         assert seat["seat"] == i
         assert seat["name"] == f"P{i}" and seat["player_id"] == f"p{i}"
-        assert seat["bot"] is False and seat["connected"] is True
+        # Joined, but no socket has said hello for the seat: not connected.
+        assert seat["bot"] is False and seat["connected"] is False
         assert seat["hand_count"] == 7 and seat["uno"] is False and seat["score"] == 0
     you = v["you"]
     assert you["seat"] == 1
