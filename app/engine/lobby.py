@@ -40,6 +40,13 @@ def _in_lobby(st: State) -> None:
         raise fail("already_started", "the game has started")
 
 
+def _lobby_command(st: State) -> None:
+    """Socket commands of the lobby answer `wrong_phase` later, like every other command
+    sent in the wrong phase (HTTP joins keep `already_started`, a 409)."""
+    if st.status != "lobby":
+        raise fail("wrong_phase", "only in the lobby")
+
+
 def _check_room(st: State) -> None:
     _in_lobby(st)
     if len(st.seats) >= st.settings.max_players:
@@ -77,6 +84,7 @@ def do_join(ctx: Ctx, act: Join) -> None:
 def do_add_bot(ctx: Ctx, seat: int | None, act: AddBot) -> None:
     st = ctx.st
     _host_only(st, seat)
+    _lobby_command(st)
     _check_room(st)
     names = {s.name for s in st.seats}
     k = 1
@@ -109,7 +117,7 @@ def _remove_seat(ctx: Ctx, seat: int) -> None:
 def do_remove_bot(ctx: Ctx, seat: int | None, act: RemoveBot) -> None:
     st = ctx.st
     _host_only(st, seat)
-    _in_lobby(st)
+    _lobby_command(st)
     target = _seat(st, act.seat)
     if not st.seats[target].bot:
         raise fail("bad_command", "that seat is not a bot")
@@ -211,4 +219,4 @@ def begin(ctx: Ctx) -> None:
     elif st.status == "match_over":
         start_match(ctx)
     else:
-        raise fail("already_started", "a round is being played")
+        raise fail("wrong_phase", "a round is being played")

@@ -140,6 +140,15 @@ async def test_room_full_and_started_answer_409(server: Harness) -> None:
     assert late.status_code == 409 and is_error(late.json())
     summary = await server.summary(other["room"])
     assert summary["status"] == "playing"  # and (checked by the harness) not a card in it
+    # Lobby commands sent during a round: the wrong phase.
+    for kind, fields in [
+        ("start", {}),
+        ("add_bot", {}),
+        ("remove_bot", {"seat": 1}),
+        ("settings", {"settings": {"target_score": 200}}),
+    ]:
+        reply = await client.act(kind, **fields)
+        assert reply["type"] == "error" and reply["code"] == "wrong_phase", (kind, reply)
 
 
 @pytest.mark.parametrize(
