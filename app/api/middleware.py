@@ -54,6 +54,12 @@ class HardeningMiddleware:
             return await receive()
 
         api = scope.get("path", "").startswith("/api/")
+        if api and body and not any(name == b"content-type" for name, _ in scope["headers"]):
+            # Every body here is JSON (PROTOCOL.md): a client that sends one without naming
+            # its type is read as JSON rather than refused. (Only when no type is given:
+            # `text/plain` stays refused, so a cross-site form cannot post here.)
+            headers = [*scope["headers"], (b"content-type", b"application/json")]
+            scope = {**scope, "headers": headers}
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

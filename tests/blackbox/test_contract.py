@@ -126,6 +126,19 @@ async def test_http_answers_and_error_bodies(server: Harness) -> None:
     assert "scores" in summary or all("score" in s for s in summary["seats"])
 
 
+async def test_a_json_body_without_a_content_type_is_read_as_json(server: Harness) -> None:
+    request = server.http.build_request("POST", "/api/rooms", content=b'{"name": "Raw"}')
+    request.headers.pop("content-type", None)
+    answer = await server.http.send(request)
+    assert answer.status_code == 201, answer.text
+    server.auditor.tokens.add(answer.json()["token"])
+    # A cross-site form's type stays refused (a 4xx, never a 500).
+    form = await server.http.post(
+        "/api/rooms", content=b'{"name": "Raw"}', headers={"content-type": "text/plain"}
+    )
+    assert form.status_code == 400 and is_error(form.json())
+
+
 async def test_room_full_and_started_answer_409(server: Harness) -> None:
     host = await server.create_room("H", {"max_players": 2, **QUIET})
     await server.join(host["room"], "B")
