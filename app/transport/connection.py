@@ -95,6 +95,10 @@ class Connection:
             self._catch_up_queued = True
             self._outbox.put_nowait(_CatchUp(version))
 
+    def resume(self, since: int | None) -> None:
+        """A repeated `hello`: replay after `since` (when held), then a fresh `welcome`."""
+        self._outbox.put_nowait(_Resume(since))
+
     def ack(self, command_id: str, version: int) -> None:
         self._outbox.put_nowait(_Ack(command_id, version))
 

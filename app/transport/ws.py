@@ -158,9 +158,23 @@ async def _serve(
                 pong["id"] = frame.command_id
             conn.send(pong)
         elif isinstance(frame, Hello):
-            conn.send(error_frame("bad_frame", "already authenticated"))
+            await _hello_again(conn, service, frame)
         else:
             await _command(conn, service, frame)
+
+
+async def _hello_again(conn: Connection, service: RoomService, hello: Hello) -> None:
+    """The server always answers `hello` with a `welcome` (PROTOCOL.md): the same credential
+    again resumes this socket from `since`; another one cannot switch its identity."""
+    try:
+        identity = await service.identify(conn.room, hello.token)
+    except RoomError as exc:
+        conn.send(error_frame(exc.code, exc.message))
+        return
+    if identity is None or identity.member_id != conn.identity.member_id:
+        conn.send(error_frame("bad_frame", "this socket is already authenticated"))
+        return
+    conn.resume(hello.since)
 
 
 async def _command(conn: Connection, service: RoomService, command: Command) -> None:

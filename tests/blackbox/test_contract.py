@@ -305,6 +305,28 @@ async def test_bad_frames_and_unknown_types(server: Harness) -> None:
     assert isinstance(pong["server_time"], int)
 
 
+async def test_every_hello_is_answered_with_a_welcome(server: Harness) -> None:
+    created = await server.create_room("H", QUIET)
+    room = created["room"]
+    guest = await server.join(room, "G")
+    host = await server.connect(room, created["token"])
+    await host.act("chat", text="one")
+    seen = host.version
+    await host.act("chat", text="two")
+    # The same credential again, with `since`: the events after it, then a welcome.
+    await host.send({"type": "hello", "token": created["token"], "since": seen})
+    welcome = await host.until(lambda f: f["type"] == "welcome")
+    assert welcome["version"] == host.version == welcome["view"]["version"]
+    again = [f for f in host.frames if f["type"] == "event" and f["version"] == seen + 1]
+    assert len(again) == 2  # first as it happened, then replayed before the welcome
+    # Another seat's token cannot take this socket over.
+    await host.send({"type": "hello", "token": guest["token"], "since": None})
+    refused = await host.until(lambda f: f["type"] == "error")
+    assert refused["code"] == "bad_frame"
+    assert (await host.act("chat", text="still me"))["type"] == "ack"
+    assert host.view is not None and host.view["you"]["seat"] == 0
+
+
 async def test_since_resume_duplicate_id_and_stale(server: Harness) -> None:
     created = await server.create_room("H", QUIET)
     room = created["room"]
