@@ -455,6 +455,31 @@ async def test_uno_declared_and_caught_in_two_players(server: Harness) -> None:
     assert p0.view["seats"][0]["hand_count"] == 3  # one card plus the two of the penalty
 
 
+@pytest.mark.parametrize("case", ["declared", "window_closed"])
+async def test_uno_not_catchable(server: Harness, case: str) -> None:
+    hand0 = ["red 1", "red 2", "red 3", "red 4", "red 5", "red 6", "red 7"]
+    hand1 = ["blue 1", "blue 2", "blue 3", "blue 4", "blue 5", "blue 6", "blue 7"]
+    _room, clients, ids, _ = await hooked_table(
+        server, [hand0, hand1], "red 9", 1, uno_window_ms=500
+    )
+    p0, p1 = clients
+    for k in range(5):
+        assert (await p0.act("play", card=ids[0][k]))["type"] == "ack"
+        assert (await p1.act("draw"))["type"] == "ack"
+        if p1.view and p1.view["you"]["moves"]["pass"]:
+            assert (await p1.act("pass"))["type"] == "ack"
+    declared = case == "declared"
+    assert (await p0.act("play", card=ids[0][5], uno=declared))["type"] == "ack"
+    if declared:
+        assert any(f.get("event", {}).get("kind") == "uno_declared" for f in p0.frames)
+    else:
+        await p1.event("timer_expired", timeout=3)  # the catch window closed
+    await p1.quiet(0.1)
+    assert p1.view is not None and p1.view["you"]["moves"]["catch"] == []
+    reply = await p1.act("catch", seat=0)
+    assert reply["type"] == "error" and reply["code"] == "not_catchable"
+
+
 async def test_wild_draw_four_challenge_and_round_end(server: Harness) -> None:
     hand0 = ["wild_draw4", "red 5"]
     hand1 = ["blue 1"]
