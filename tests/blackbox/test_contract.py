@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import websockets
 from e2e.harness import (
     Client,
     Harness,
@@ -294,6 +295,13 @@ async def test_bad_frames_and_unknown_types(server: Harness) -> None:
     await unauth.send({"type": "hello", "token": "not-a-token", "since": None})
     answer = await unauth.recv()
     assert answer["type"] == "error" and answer["code"] == "unauthorized"
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await unauth.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+    silent = await server.open(created["room"])  # no hello within the limit (1 s here)
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await silent.recv(timeout=3)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
 
     client = await server.connect(created["room"], created["token"])
     await client.send_raw("{nope")
