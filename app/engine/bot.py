@@ -9,12 +9,12 @@ aim a targeted card at the player closest to winning.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
 from app.engine import actions as act
 from app.engine.legal import legal_actions
+from app.engine.rng import Rng
 from app.engine.state import State
 from app.engine.view import view
 
@@ -42,7 +42,7 @@ _PLAYER_ACTIONS = (
 )
 
 
-def bot_action(state: State, seat: int, rng: random.Random) -> act.Action | None:
+def bot_action(state: State, seat: int, rng: Rng) -> act.Action | None:
     """What the bot on `seat` does now, or None when it has nothing to do."""
     legal = [a for a in legal_actions(state, seat) if isinstance(a, _PLAYER_ACTIONS)]
     if not legal:
@@ -86,9 +86,7 @@ def _color_counts(hand: dict[int, dict[str, Any]], besides: int | None) -> Count
     )
 
 
-def _by_color(
-    chooses: list[act.Choose], hand: dict[int, dict[str, Any]], rng: random.Random
-) -> act.Choose:
+def _by_color(chooses: list[act.Choose], hand: dict[int, dict[str, Any]], rng: Rng) -> act.Choose:
     counts = _color_counts(hand, None)
     best = max(counts[c.color] for c in chooses)
     return rng.choice([c for c in chooses if counts[c.color] == best])
@@ -111,7 +109,7 @@ def _best_play(
     hand: dict[int, dict[str, Any]],
     seen: dict[str, Any],
     seat: int,
-    rng: random.Random,
+    rng: Rng,
 ) -> act.Play:
     counts = _color_counts(hand, None)
     all_wild = (seen.get("settings") or {}).get("variant") == "all_wild"

@@ -16,12 +16,12 @@ Ids enumerate each deck in one fixed order:
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from app.engine.cards import DARK_COLORS, LIGHT_COLORS, Face, make_face
+from app.engine.rng import Rng
 from app.engine.settings import CustomWild, Settings
 
 ALL_WILD_COUNTS: tuple[tuple[str, int], ...] = (
@@ -124,7 +124,7 @@ def deck_ids(settings: Settings) -> range:
     return range(deck_size(settings))
 
 
-def new_pairing(rng: random.Random) -> tuple[int, ...]:
+def new_pairing(rng: Rng) -> tuple[int, ...]:
     order = list(range(len(FLIP_DARK)))
     rng.shuffle(order)
     return tuple(order)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Final
@@ -51,6 +50,7 @@ from app.engine.play import (
     do_uno,
     false_catch,
 )
+from app.engine.rng import Rng
 from app.engine.state import State
 from app.engine.table import Ctx
 from app.engine.timers import on_timeout, sync_deadlines
@@ -83,7 +83,7 @@ def apply(
     state: State,
     seat: int | None,
     action: Action,
-    rng: random.Random,
+    rng: Rng,
     now: int,
     *,
     trace: bool = False,

@@ -6,12 +6,12 @@ record what happened with `emit`, which bumps the version (the room's only count
 
 from __future__ import annotations
 
-import random
 from typing import Any, Final
 
 from app.engine.cards import UNTIL_COLOR
 from app.engine.errors import EngineError
 from app.engine.events import Builder, Event, Private, Public
+from app.engine.rng import Rng, is_plain_random
 from app.engine.state import (
     OWN_DISCARD,
     OWN_DRAW,
@@ -36,7 +36,7 @@ SEAT_BY: Final = ("seat", "by")
 class Ctx:
     __slots__ = ("events", "now", "rng", "st", "trace", "uno_intent")
 
-    def __init__(self, st: State, rng: random.Random, now: int, trace: bool) -> None:
+    def __init__(self, st: State, rng: Rng, now: int, trace: bool) -> None:
         self.st = st
         self.rng = rng
         self.now = now
@@ -102,11 +102,11 @@ def _skipped(args: tuple[Any, ...]) -> tuple[Public, Private]:
     return {"seat": args[0], "seats": [args[0]]}, {}
 
 
-def shuffle(rng: random.Random, x: list[int]) -> None:
+def shuffle(rng: Rng, x: list[int]) -> None:
     """`rng.shuffle(x)`, compiled: the same calls to `getrandbits`, so the same order (and the
     same generator state after) as `random.Random.shuffle`, about four times faster. A
     subclass of Random may draw its numbers otherwise: it gets its own `shuffle`."""
-    if type(rng) is not random.Random:
+    if not is_plain_random(rng):
         rng.shuffle(x)
         return
     getrandbits = rng.getrandbits
