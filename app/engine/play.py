@@ -197,10 +197,13 @@ def _effect(ctx: Ctx, seat: int, face: Face, target: int | None, guilty: bool) -
 
 
 def _asks_victim(st: State, face: Face) -> bool:
-    """RULES 9: with a stacking setting for this kind, the victim is always asked."""
+    """RULES 9: with a stacking setting for this kind, the victim is always asked.
+
+    `stack_draw4_on_draw2` covers the small draw cards a big one may answer: not Flip's Draw
+    Five, since the dark side has no Wild Draw Four kin (Wild Draw Color never stacks)."""
     s = st.settings
     if face.stack == SMALL:
-        return s.stack_draw2 or s.stack_draw4_on_draw2
+        return s.stack_draw2 or (s.stack_draw4_on_draw2 and face.kind != "draw5")
     if face.stack == BIG:
         return s.stack_draw4
     return False

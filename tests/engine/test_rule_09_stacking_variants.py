@@ -101,8 +101,12 @@ def test_flip_stack_draw4_on_draw2_wild_draw_two_answers_draw_one() -> None:
     assert t.turn == 0
 
 
-@pytest.mark.parametrize("flags", [{"stack_draw2": True}, {"stack_draw4": True}])
+@pytest.mark.parametrize(
+    "flags", [{"stack_draw2": True}, {"stack_draw4": True}, {"stack_draw4_on_draw2": True}]
+)
 def test_flip_draw_five_stacks_only_with_stack_draw2(flags: dict[str, bool]) -> None:
+    # stack_draw4_on_draw2 lets Flip's Wild Draw Two answer a Draw One; the dark side has no
+    # card that answers a Draw Five, so its victim is not asked: the five apply at once.
     t = dark_table(3, ["dark:pink draw5", "dark:teal draw5"], **flags)
     t.play(1, "pink draw5")
     if flags.get("stack_draw2"):
