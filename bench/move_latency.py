@@ -195,7 +195,8 @@ class Server:
     round_end: list[bool] = field(default_factory=list)  # per timed move
     errors: dict[str, int] = field(default_factory=dict)
     matches_done: int = 0
-    rounds_done: int = 0
+    rounds_done: int = 0  # warm-up included
+    recorded: int | None = None  # rounds found in the database after the run
 
     @property
     def log(self) -> Path:
@@ -260,14 +261,17 @@ class Server:
             if response.status_code != 201:
                 raise BenchError(f"{self.name}: POST /api/rooms: {response.status_code}")
             created = response.json()
-            room, tokens = created["room"], [created["token"]]
+            room, tokens = created["room"], {created["seat"]: created["token"]}
             for i in range(1, PLAYERS):
                 response = await http.post(f"/api/rooms/{room}/players", json={"name": f"Seat {i}"})
                 if response.status_code != 201:
                     raise BenchError(f"{self.name}: join: {response.status_code}")
-                tokens.append(response.json()["token"])
+                joined = response.json()
+                tokens[joined["seat"]] = joined["token"]
         url = f"{self.base.replace('http://', 'ws://')}/ws/rooms/{room}"
-        for token in tokens:
+        if sorted(tokens) != list(range(PLAYERS)):
+            raise BenchError(f"{self.name}: unexpected seats {sorted(tokens)}")
+        for _, token in sorted(tokens.items()):
             ws = await websockets.connect(url, max_size=1 << 22, compression=None)
             seat = Seat(ws, self)
             self.seats.append(seat)
@@ -399,6 +403,22 @@ async def drop_database(admin_url: str, url: str) -> None:
         await admin.dispose()
 
 
+async def recorded_rounds(url: str) -> int | None:
+    """How many rounds the server left in its database (a check that persistence was on)."""
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return int((await conn.execute(text("SELECT count(*) FROM rounds"))).scalar_one())
+    except Exception as exc:
+        print(f"could not count the rounds in {url}: {type(exc).__name__}: {exc}")
+        return None
+    finally:
+        await engine.dispose()
+
+
 # --- the run ----------------------------------------------------------------------------------
 
 
@@ -441,7 +461,10 @@ async def run(args: argparse.Namespace, work: Path) -> list[Server]:
         for s in servers:
             await s.close()
         for s in servers:
-            s.stop()
+            s.stop()  # a graceful stop: the recorder delivers what its outbox still holds
+        for s in servers:
+            if s.database_url.startswith(("sqlite", "postgresql")):
+                s.recorded = await recorded_rounds(s.database_url)
         if pg_url is not None:
             await drop_database(args.postgres, pg_url)
     return servers
@@ -496,6 +519,15 @@ NOTE = (
 )
 
 
+def recorded_note(servers: list[Server]) -> str:
+    counts = [
+        f"{s.name} {'?' if s.recorded is None else s.recorded}/{s.rounds_done}"
+        for s in servers
+        if s.database_url != "memory://"
+    ]
+    return "rounds in the database after the run / rounds played: " + ", ".join(counts)
+
+
 def report(servers: list[Server], args: argparse.Namespace) -> None:
     print(machine())
     print(f"room settings {json.dumps(ROOM_SETTINGS)}, {PLAYERS} humans, seed {args.seed}")
@@ -510,6 +542,7 @@ def report(servers: list[Server], args: argparse.Namespace) -> None:
             f"{r['ends']:>13}{r['end_p50']:>8.3f}{r['end_p99']:>8.3f}{r['end_ratio']:>7.2f}"
         )
     print(NOTE)
+    print(recorded_note(servers))
 
 
 def markdown(servers: list[Server], args: argparse.Namespace) -> None:
@@ -528,7 +561,7 @@ def markdown(servers: list[Server], args: argparse.Namespace) -> None:
             f"| {r['ratio']:.2f} | {r['other_p99']:.3f} | {r['other_ratio']:.2f} | {r['ends']} "
             f"| {r['end_p50']:.3f} | {r['end_p99']:.3f} | {r['end_ratio']:.2f} |"
         )
-    print(f"\n{NOTE}")
+    print(f"\n{NOTE} The {recorded_note(servers)}.")
 
 
 def main() -> int:
