@@ -158,6 +158,7 @@ async def test_a_round_stored_and_also_outboxed_is_stored_once(database: Databas
     await recorder.outbox.put(records[0])
     await recorder.outbox.put(records[1])
     await recorder.round_completed(records[1])  # the outbox is not empty: queued, kept once
+    await recorder.settle_journal()
     assert recorder.outbox_size() == 2
     recorder.wake_delivery()
     await wait_until_delivered(recorder)
@@ -186,6 +187,7 @@ async def test_a_repeat_that_adds_the_match_end_finishes_the_match(database: Dat
     await recorder.outbox.put(later[1])
     final = dataclasses.replace(later[1], match_over=True, match_winner=0)
     await recorder.round_completed(final)
+    await recorder.settle_journal()
     assert recorder.outbox_size() == 2
     recorder.wake_delivery()
     await wait_until_delivered(recorder)
@@ -277,8 +279,9 @@ async def test_closing_delivers_what_waits_in_the_outbox(database: Database) -> 
 async def test_a_round_end_waits_off_the_loop_when_the_outbox_file_is_locked(
     database: Database, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """Without the journal (or when it has no segment ready) the outbox is the durable step."""
     records = match_rounds(POINTS[:1])
-    recorder = database.recorder()
+    recorder = database.recorder(journal=False)
     await recorder.start()
     # another writer (a process sharing the outbox) holds the file's write lock for 0.3 s
     locker = sqlite3.connect(recorder.outbox.path, isolation_level=None)
@@ -293,4 +296,25 @@ async def test_a_round_end_waits_off_the_loop_when_the_outbox_file_is_locked(
     assert recorder.outbox_size() in (0, 1)
     await wait_until_delivered(recorder)
     assert await count_rows(recorder, Round, "match-1") == 1
+    assert await recorder.get_match("match-1") == expected_body(records, finished=False)
+
+
+async def test_with_the_journal_a_locked_outbox_file_does_not_delay_the_round_end(
+    database: Database,
+) -> None:
+    records = match_rounds(POINTS[:2])
+    recorder = database.recorder()  # the default: journal, then outbox, then database
+    await recorder.start()
+    locker = sqlite3.connect(recorder.outbox.path, isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")  # another process holds the outbox for 0.5 s
+    asyncio.get_running_loop().call_later(0.5, locker.execute, "COMMIT")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for r in records:
+        await recorder.round_completed(r)
+    assert loop.time() - started < 0.05  # the journal took them: nothing waited for the lock
+    assert await recorder.get_match("match-1") == expected_body(records, finished=False)
+    await wait_until_delivered(recorder)  # handed to the outbox once the lock is gone
+    locker.close()
+    assert await count_rows(recorder, Round, "match-1") == 2
     assert await recorder.get_match("match-1") == expected_body(records, finished=False)

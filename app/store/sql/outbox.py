@@ -4,12 +4,13 @@ A small SQLite file next to the data, not a JSONL file: an insert and a delete a
 atomic transaction, so a crash can neither tear a record nor lose one, and a record is removed
 only after the database committed it.
 
-`append` is the round end's durable step and runs on the event loop itself: one INSERT through
-a stdlib `sqlite3` connection (WAL, synchronous=NORMAL), which is a write into the WAL file with
-no fsync, tens of microseconds. A committed WAL write survives the process dying (kill -9: the
-bytes are in the OS page cache); only an OS crash or power loss can lose the rounds appended
-since the last checkpoint. Everything else (reads, removals, the fallback `put`) runs through
-synchronous SQLAlchemy Core in a worker thread.
+Rounds arrive here from the journal (journal.py, the round end's durable step), in batches
+from a worker thread (`put_many`). `append` is the fallback when the journal cannot take a
+round: it runs on the event loop itself, one INSERT through a stdlib `sqlite3` connection (WAL,
+synchronous=NORMAL), which is a write into the WAL file with no fsync. A committed WAL write
+survives the process dying (kill -9: the bytes are in the OS page cache); only an OS crash or
+power loss can lose the rounds appended since the last checkpoint. Everything else (reads,
+removals, `put`, `put_many`) runs through synchronous SQLAlchemy Core in a worker thread.
 
 A process that dies between the database's commit and the removal delivers the record again at
 its next start, which changes nothing: delivery is idempotent on (match_id, number).
@@ -50,7 +51,7 @@ from sqlalchemy.dialects.sqlite import insert
 
 try:
     import orjson
-except ImportError:  # optional: a faster encoder for the round end (see _body)
+except ImportError:  # optional: a faster encoder for the round end (see encode)
     orjson = None  # type: ignore[assignment]
 
 from app.store.recorder import RoundRecord
@@ -138,13 +139,14 @@ class Outbox:
             self._fast = None
         await asyncio.to_thread(self._close)
 
-    def append(self, record: RoundRecord) -> None:
+    def append(self, record: RoundRecord, body: bytes | None = None) -> None:
         """Add the record on the calling thread; returns once it is committed to the file
         (survives the process dying, see the module doc). Raises sqlite3.Error when the file
-        stays locked by another writer for APPEND_BUSY_TIMEOUT_MS: then use `put`."""
+        stays locked by another writer for APPEND_BUSY_TIMEOUT_MS: then use `put`.
+        `body`: the record already encoded (`encode`)."""
         if self._fast is None:
             raise RuntimeError("the outbox is not open")
-        params = _row(record, _body(record))
+        params = _row(record, (body or encode(record)).decode())
         with self._fast:  # one transaction: committed here, or rolled back on an error
             added = self._fast.execute(_APPEND.string, params).rowcount
             if not added and record.match_over:  # a repeat that adds the match's end
@@ -156,6 +158,11 @@ class Outbox:
     async def put(self, record: RoundRecord) -> None:
         """`append` in a worker thread, waiting up to WORKER_BUSY_TIMEOUT_MS for the file."""
         await asyncio.to_thread(self._put, record, _body(record))
+
+    async def put_many(self, entries: list[tuple[RoundRecord, bytes]]) -> None:
+        """Several rounds (each with its encoded body) in one transaction, in a worker thread:
+        how the journal hands its rounds over (see journal.py)."""
+        await asyncio.to_thread(self._put_many, entries)
 
     async def pending(self) -> list[tuple[int, RoundRecord]]:
         """(seq, record) of every waiting round, oldest first."""
@@ -240,23 +247,28 @@ class Outbox:
         return self._engine
 
     def _put(self, record: RoundRecord, body: str) -> None:
-        params = _row(record, body)
+        self._put_many([(record, body.encode())])
+
+    def _put_many(self, entries: list[tuple[RoundRecord, bytes]]) -> None:
+        added = 0
         with self._lock, self._require().begin() as conn:
-            added = conn.execute(
-                insert(OUTBOX)
-                .values(params)
-                .on_conflict_do_nothing(index_elements=[OUTBOX.c.match_id, OUTBOX.c.number])
-            ).rowcount
-            if not added and record.match_over:  # a repeat that adds the match's end
-                conn.execute(
-                    update(OUTBOX)
-                    .where(
-                        OUTBOX.c.match_id == record.match_id,
-                        OUTBOX.c.number == record.number,
-                        OUTBOX.c.match_over.is_(False),
+            for record, body in entries:
+                params = _row(record, body.decode())
+                added += conn.execute(
+                    insert(OUTBOX)
+                    .values(params)
+                    .on_conflict_do_nothing(index_elements=[OUTBOX.c.match_id, OUTBOX.c.number])
+                ).rowcount
+                if record.match_over:  # a repeat that adds the match's end
+                    conn.execute(
+                        update(OUTBOX)
+                        .where(
+                            OUTBOX.c.match_id == record.match_id,
+                            OUTBOX.c.number == record.number,
+                            OUTBOX.c.match_over.is_(False),
+                        )
+                        .values(match_over=True, body=params["body"])
                     )
-                    .values(match_over=True, body=body)
-                )
         with self._count_lock:
             self._count += added
 
@@ -285,17 +297,22 @@ class Outbox:
             self._count -= removed
 
 
-def _body(record: RoundRecord) -> str:
-    """The record as JSON. This runs on the event loop at every round end: orjson encodes the
-    ~3.5 KB record in ~3 µs where the stdlib takes ~30 µs; the stdlib is the fallback (orjson
-    not installed, or a value it refuses, such as an integer beyond 64 bits)."""
+def encode(record: RoundRecord) -> bytes:
+    """The record as JSON bytes: the journal's and the outbox's body. This runs on the event
+    loop at every round end: orjson encodes the ~3.5 KB record several times faster than the
+    stdlib, which is the fallback (orjson not installed, or a value it refuses, such as an
+    integer beyond 64 bits)."""
     data = record_to_json(record)
     if orjson is not None:
         try:
-            return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+            return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
         except TypeError:
             pass
-    return json.dumps(data, separators=(",", ":"))
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def _body(record: RoundRecord) -> str:
+    return encode(record).decode()
 
 
 def _row(record: RoundRecord, body: str) -> dict[str, Any]:
