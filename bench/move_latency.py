@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import platform
@@ -60,6 +61,7 @@ STOP_TIMEOUT_S = 10.0
 # Frames longer than this (events and welcomes: they carry a view) are decoded after the
 # timing; shorter ones (acks, errors) at once. Any frame is handled right either way.
 SMALL_FRAME = 1024
+LAUNCH_ATTEMPTS = 3
 MAX_ERRORS = 100  # refused moves (none expected) before the run is called broken
 
 
@@ -197,6 +199,7 @@ class Server:
     matches_done: int = 0
     rounds_done: int = 0  # warm-up included
     recorded: int | None = None  # rounds found in the database after the run
+    code: str = ""  # the commit and engine build the server runs
 
     @property
     def log(self) -> Path:
@@ -242,6 +245,15 @@ class Server:
                 if time.monotonic() > deadline:
                     raise BenchError(f"{self.name}: not healthy after {START_TIMEOUT_S} s")
                 await asyncio.sleep(0.1)
+
+    def engine_build(self) -> str:
+        """ "native" when the server process mapped the mypyc-compiled engine, else "pure"."""
+        try:
+            maps = Path(f"/proc/{self.proc.pid if self.proc else 0}/maps").read_text()
+        except OSError:
+            return "unknown"
+        compiled = any("/app/engine/" in line and line.endswith(".so") for line in maps.split("\n"))
+        return "native" if compiled else "pure"
 
     def check_alive(self) -> None:
         if self.proc is not None and self.proc.poll() is not None:
@@ -323,6 +335,8 @@ class Server:
             if reply["type"] != "ack":
                 code = str(reply.get("code"))
                 self.errors[code] = self.errors.get(code, 0) + 1
+                if code == "internal":
+                    raise BenchError(f"{self.name}: a {move[0]} failed inside the server")
                 if sum(self.errors.values()) > MAX_ERRORS:
                     raise BenchError(f"{self.name}: too many refused moves {self.errors}")
                 return
@@ -419,6 +433,59 @@ async def recorded_rounds(url: str) -> int | None:
         await engine.dispose()
 
 
+def code_fingerprint() -> str:
+    """Names, sizes and times of the server's code (sources and compiled engine)."""
+    files = [*(REPO / "app").rglob("*.py"), *(REPO / "app").rglob("*.so"), *REPO.glob("*.so")]
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        with contextlib.suppress(OSError):
+            st = path.stat()
+            digest.update(f"{path}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+async def launch_all(servers: list[Server]) -> None:
+    """Start every server on the same code: the checkout is shared, and a server starting
+    while someone edits app/ or rebuilds the engine would run other code than the rest."""
+    for attempt in range(LAUNCH_ATTEMPTS):
+        before = code_fingerprint()
+        await asyncio.gather(*(s.launch() for s in servers))
+        builds = {s.engine_build() for s in servers}
+        if code_fingerprint() == before and len(builds) == 1:
+            code = f"{code_version()}, engine {builds.pop()}"
+            for s in servers:
+                s.code = code
+            return
+        for s in servers:
+            s.stop()
+        if attempt + 1 < LAUNCH_ATTEMPTS:
+            print("the code under app/ changed while the servers started: starting them again")
+            await asyncio.sleep(5)
+    raise BenchError("the code under app/ kept changing while the servers started")
+
+
+def code_version() -> str:
+    """The commit measured, and whether app/ differs from it."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "app"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "commit unknown"
+    return f"commit {head}" + (" with app/ modified" if dirty else "")
+
+
 # --- the run ----------------------------------------------------------------------------------
 
 
@@ -437,7 +504,7 @@ async def run(args: argparse.Namespace, work: Path) -> list[Server]:
         servers.append(Server("postgres", pg_url, work / "postgres", random.Random(args.seed)))
     try:
         async with asyncio.timeout(args.max_seconds):
-            await asyncio.gather(*(s.launch() for s in servers))
+            await launch_all(servers)
             for s in servers:
                 await s.seat_players()
             order = random.Random(args.seed)
@@ -530,7 +597,10 @@ def recorded_note(servers: list[Server]) -> str:
 
 def report(servers: list[Server], args: argparse.Namespace) -> None:
     print(machine())
-    print(f"room settings {json.dumps(ROOM_SETTINGS)}, {PLAYERS} humans, seed {args.seed}")
+    print(
+        f"{servers[0].code}; room settings {json.dumps(ROOM_SETTINGS)}, {PLAYERS} humans, "
+        f"seed {args.seed}"
+    )
     print(
         f"{'config':<14}{'matches':>8}{'moves':>7}{'errors':>7}{'p50':>8}{'p99':>8}{'ratio':>7}"
         f"{'| others p99':>13}{'ratio':>7}{'| round ends':>13}{'p50':>8}{'p99':>8}{'ratio':>7}"
@@ -547,7 +617,8 @@ def report(servers: list[Server], args: argparse.Namespace) -> None:
 
 def markdown(servers: list[Server], args: argparse.Namespace) -> None:
     print(
-        f"{machine()}; room settings `{json.dumps(ROOM_SETTINGS)}`, {PLAYERS} humans, "
+        f"{machine()}; {servers[0].code}; room settings `{json.dumps(ROOM_SETTINGS)}`, "
+        f"{PLAYERS} humans, "
         f"seed {args.seed}, `--matches {args.matches}`\n"
     )
     print(
