@@ -136,17 +136,23 @@ def _last_card_draws(ctx: Ctx, seat: int, face: Face, target: int | None) -> Non
 
 
 def _advance(ctx: Ctx, seat: int, steps: int) -> None:
-    """Turn goes `steps` seats on from `seat`; the seats jumped over are skipped."""
+    """Turn goes `steps` seats on from `seat`; the seats jumped over are skipped (each named
+    once; neither the player nor the seat that plays next: with two players a Wild Skip Two
+    skips nobody, RULES 18)."""
     st = ctx.st
+    nxt = seat_after(st, seat, steps)
     if steps > 1:
-        skipped = [seat_after(st, seat, k) for k in range(1, steps)]
-        skipped = [s for s in skipped if s != seat]
+        skipped: list[int] = []
+        for k in range(1, steps):
+            s = seat_after(st, seat, k)
+            if s != seat and s != nxt and s not in skipped:
+                skipped.append(s)
         if skipped:
             if len(skipped) == 1:
                 ctx.emit_skipped(skipped[0])
             else:
                 ctx.emit("turn_skipped", {"seat": skipped[0], "seats": skipped})
-    set_turn(st, (seat + st.direction * steps) % len(st.seats))
+    set_turn(st, nxt)
 
 
 def _reverse(ctx: Ctx, seat: int) -> None:

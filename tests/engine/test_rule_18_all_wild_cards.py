@@ -45,11 +45,17 @@ def test_wild_skip() -> None:
 
 def test_wild_skip_two() -> None:
     t = table(4)
-    t.play(0, "wild_skip2")
+    skipped = t.find("turn_skipped", t.play(0, "wild_skip2"))
+    assert t.seen(skipped, None)["seats"] == [1, 2]
     assert t.turn == 3
     t2 = table(2)
-    t2.play(0, "wild_skip2")
+    events = t2.play(0, "wild_skip2")
     assert t2.turn == 1  # no effect: the opponent plays next
+    assert "turn_skipped" not in t2.kinds(events)  # ... so nobody is reported skipped
+    t3 = table(3)
+    skipped = t3.find("turn_skipped", t3.play(0, "wild_skip2"))
+    assert t3.seen(skipped, None)["seats"] == [1, 2]
+    assert t3.turn == 0  # both others lose their turns: the player plays again
 
 
 def test_wild_reverse() -> None:
