@@ -78,6 +78,9 @@ class Outcome:
     version: int | None = None
     code: str | None = None
     message: str = ""
+    # For `stale`: the refusal the current state gave, reported instead when the state at
+    # `at` refused the command too (then the newer state did not make it illegal).
+    refusal: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -338,6 +341,10 @@ class RoomService:
                     outcome = Outcome(version=known)
                 else:
                     outcome, state, events = self._command(state, events, seat, command)
+                    if outcome.refusal is not None and outcome.refusal[0] == (
+                        await self._refusal_at(room, who.member_id, command)
+                    ):
+                        outcome = Outcome(code=outcome.refusal[0], message=outcome.refusal[1])
                     if outcome.version is not None:
                         record.remember_ack(who.member_id, command.command_id, outcome.version)
             if events:
@@ -356,9 +363,35 @@ class RoomService:
                     exc.events[-1].after = exc.state
                 state, events = exc.state, events + exc.events
             elif command.at is not None and command.at < state.version:
-                return Outcome(code="stale", message="the table moved on"), state, events
+                stale = Outcome(
+                    code="stale", message="the table moved on", refusal=(exc.code, exc.message)
+                )
+                return stale, state, events
             return Outcome(code=exc.code, message=exc.message), state, events
         return Outcome(version=after.version), after, events + produced
+
+    async def _refusal_at(self, room: str, member_id: str, command: Command) -> str | None:
+        """The code the state at version `at` (the one the client decided on) would have
+        refused `command` with; None when it was legal then, or when the history no longer
+        holds that state."""
+        at = command.at
+        if at is None or at < 1:
+            return None
+        events = await self.store.events_since(room, at - 1)
+        if not events or events[0].version != at or events[0].after is None:
+            return None
+        old = events[0].after
+        seat = engine.seat_of(old, member_id)
+        if seat is None:
+            return "unauthorized"
+        try:
+            # A throwaway generator: a trial must not move the room's randomness.
+            engine.apply(old, seat, command.action, random.Random(at), self.clock())
+        except EngineError as exc:
+            return exc.code
+        except Exception:  # a trial must never fail the command: keep the plain `stale`
+            log.exception("stale check failed")
+        return None
 
     async def set_connected(self, room: str, member_id: str, connected: bool) -> None:
         async with self._lock(room):

@@ -6,7 +6,6 @@ every frame also passes its leak auditor.)"""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -18,8 +17,6 @@ from e2e.harness import (
     consecutive,
     deal_order,
     play_scripted,
-    running_server,
-    server_settings,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -36,20 +33,6 @@ STATE_KEYS = {
     "draw_top_back", "phase", "deadlines",
 }  # fmt: skip
 QUIET = {"turn_seconds": 0, "next_round_seconds": 0, "bot_delay_ms": 0}
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Harness]:
-    async with running_server(server_settings()) as harness:
-        yield harness
-        assert harness.auditor.problems == []
-
-
-@pytest.fixture
-async def plain() -> AsyncIterator[Harness]:
-    """A server without test hooks, as in production."""
-    async with running_server(server_settings(uno_test_hooks=False)) as harness:
-        yield harness
 
 
 def is_error(body: Any, code: str | None = None) -> bool:
