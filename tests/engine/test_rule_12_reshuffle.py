@@ -98,3 +98,24 @@ def test_a_draw_in_progress_continues_after_the_reshuffle() -> None:
     assert t.st["discard_count"] == 1
     assert t.st["draw_count"] == 3
     assert total_cards(t) == 109
+
+
+def test_a_penalty_the_piles_cannot_cover_stops_short_and_still_skips() -> None:
+    # Every card is in a hand but the first card: seat 0's Draw Two finds one card to
+    # shuffle back (the red 3 under it); seat 1 draws that one, the draw stops, and the
+    # penalty still costs the turn.
+    t = Table(3, hands={0: ["red draw2", "red skip"]}, first="red 3")
+    _empty_the_draw_pile(t)
+    while t.turn != 0:
+        t.act(t.turn, Draw())
+        if t.phase == "after_draw":
+            t.act(t.turn, Pass())
+    assert t.st["draw_count"] == 0 and t.st["discard_count"] == 1
+    before = t.count(1)
+    events = t.play(0, "red draw2")
+    assert t.kinds(events) == ["card_played", "deck_reshuffled", "card_drawn", "turn_skipped"]
+    assert t.seen(t.find("card_drawn", events), None)["count"] == 1
+    assert t.count(1) == before + 1
+    assert t.turn == 2 and t.phase == "play"
+    assert t.st["draw_count"] == 0 and t.st["discard_count"] == 1
+    assert total_cards(t) == t.listing["size"]
