@@ -628,3 +628,43 @@ async def test_a_pending_penalty_is_taken_by_draw(server: Harness) -> None:
     drawn = next(f["event"] for f in p1.frames if f.get("event", {}).get("kind") == "card_drawn")
     assert drawn["seat"] == 1 and drawn["count"] == 2 and len(drawn["cards"]) == 2
     assert p1.view["state"]["pending_draw"] == 0 and p1.view["state"]["turn"] == 0
+
+
+async def test_uno_declared_right_after_the_play(server: Harness) -> None:
+    hand0 = ["red 1", "red 2", "red 3", "red 4", "red 5", "red 6", "red 7"]
+    hand1 = ["blue 1", "blue 2", "blue 3", "blue 4", "blue 5", "blue 6", "blue 7"]
+    _room, (p0, p1), ids, _ = await hooked_table(server, [hand0, hand1], "red 9", 1)
+    early = await p0.act("uno")  # seven cards: nothing to declare
+    assert early["type"] == "error"
+    for k in range(5):
+        assert (await p0.act("play", card=ids[0][k]))["type"] == "ack"
+        assert (await p1.act("draw"))["type"] == "ack"
+        if p1.view and p1.view["you"]["moves"]["pass"]:
+            assert (await p1.act("pass"))["type"] == "ack"
+    assert (await p0.act("play", card=ids[0][5]))["type"] == "ack"  # one card left
+    assert p0.view is not None and p0.view["you"]["moves"]["uno"] is True
+    declared = await p0.act("uno")
+    assert declared["type"] == "ack"
+    event = next(f for f in p0.frames if f.get("version") == declared["version"])
+    assert event["event"]["kind"] == "uno_declared" and event["event"]["seat"] == 0
+    assert event["view"]["seats"][0]["uno"] is True
+    await p1.event("uno_declared")
+    assert p1.view is not None and p1.view["you"]["moves"]["catch"] == []
+    reply = await p1.act("catch", seat=0)
+    assert reply["type"] == "error" and reply["code"] == "not_catchable"
+
+
+async def test_jump_in_is_listed_and_played_out_of_turn(server: Harness) -> None:
+    hands = [["green 3"], ["green 4"], ["red 9", "blue 2"]]
+    _room, (p0, p1, p2), ids, _ = await hooked_table(server, hands, "red 9", 0, jump_in=True)
+    await p2.quiet(0.2)
+    assert p2.view is not None and p2.view["state"]["turn"] == 1
+    out_of_turn = [o["card"] for o in p2.view["you"]["moves"]["play"]]
+    assert out_of_turn == [ids[2][0]]  # only the identical red 9
+    assert (await p2.act("play", card=ids[2][1]))["code"] == "not_your_turn"
+    assert (await p2.act("play", card=ids[2][0]))["type"] == "ack"
+    # Play continues from the jumper: seat 1, whose turn it was, lost it.
+    assert p2.view["state"]["turn"] == 0
+    await p1.quiet(0.2)
+    assert p1.view is not None and p1.view["seats"][2]["hand_count"] == 6
+    assert p1.view["you"]["moves"]["draw"] is False and p0.view is not None
