@@ -668,3 +668,41 @@ async def test_jump_in_is_listed_and_played_out_of_turn(server: Harness) -> None
     await p1.quiet(0.2)
     assert p1.view is not None and p1.view["seats"][2]["hand_count"] == 6
     assert p1.view["you"]["moves"]["draw"] is False and p0.view is not None
+
+
+# --- settings and the deck they make --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "size", "kinds"),
+    [
+        ({"custom_wilds": [{"effect": "swap_hands"}, {"effect": "skip_next", "n": 2}]}, 111, 2),
+        ({"deck": "original"}, 108, 0),
+        ({"variant": "all_wild", "deck": "original", "seven_zero": True}, 112, 0),
+        ({"variant": "flip", "deck": "original", "jump_in": True}, 112, 0),
+    ],
+)
+async def test_unused_settings_are_accepted_without_effect(
+    server: Harness, settings: dict[str, Any], size: int, kinds: int
+) -> None:
+    created = await server.create_room("H", settings)
+    deck = (await server.http.get(f"/api/rooms/{created['room']}/deck")).json()
+    assert deck["size"] == size == len(deck["cards"])
+    assert sum(1 for c in deck["cards"] if c.get("kind") == "wild_custom") == kinds
+    if settings.get("deck") == "original":
+        assert not any(c.get("kind") == "wild_shuffle" for c in deck["cards"])
+
+
+async def test_custom_wilds_stay_refused_when_the_variant_changes(server: Harness) -> None:
+    created = await server.create_room("H", {"custom_wilds": [{"effect": "rotate_hands"}]})
+    host = await server.connect(created["room"], created["token"])
+    for change in ({"variant": "flip"}, {"variant": "all_wild"}, {"deck": "original"}):
+        reply = await host.act("settings", settings=change)
+        assert reply["type"] == "error" and reply["code"] == "bad_settings", change
+    summary = await server.summary(created["room"])
+    assert summary["settings"]["variant"] == "classic" and summary["settings"]["deck"] == "gdj85"
+    # Dropping the custom wilds with the change is fine.
+    both = await host.act("settings", settings={"variant": "flip", "custom_wilds": []})
+    assert both["type"] == "ack"
+    deck = (await server.http.get(f"/api/rooms/{created['room']}/deck")).json()
+    assert deck["variant"] == "flip"
