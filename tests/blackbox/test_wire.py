@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 import websockets
-from e2e.harness import Client, Harness, card_ids, consecutive, running_server, server_settings
+from e2e.harness import (
+    Client,
+    Harness,
+    card_ids,
+    consecutive,
+    deal_order,
+    running_server,
+    server_settings,
+)
 
 from blackbox.test_contract import QUIET, check_view, hooked_table, is_error
 
@@ -706,3 +714,42 @@ async def test_custom_wilds_stay_refused_when_the_variant_changes(server: Harnes
     assert both["type"] == "ack"
     deck = (await server.http.get(f"/api/rooms/{created['room']}/deck")).json()
     assert deck["variant"] == "flip"
+
+
+async def flip_table(
+    server: Harness, hands: list[list[str]], top: str, dealer: int
+) -> tuple[list[Client], list[list[int]]]:
+    """A hooked Flip deal, by light faces."""
+    created = await server.create_room("P0", {**QUIET, "variant": "flip"})
+    room = created["room"]
+    tokens = [created["token"]]
+    tokens += [(await server.join(room, f"P{k}"))["token"] for k in range(1, len(hands))]
+    listing = (await server.http.get(f"/api/rooms/{room}/deck")).json()["cards"]
+    light = [{"id": c["id"], **c["light"]} for c in listing]
+    order, ids, _ = deal_order(light, hands, top, dealer)
+    clients = [await server.connect(room, t) for t in tokens]
+    settings = {"dealer": dealer, "deck_order": order}
+    assert (await clients[0].act("settings", settings=settings))["type"] == "ack"
+    assert (await clients[0].act("start"))["type"] == "ack"
+    for client in clients[1:]:
+        await client.event("round_started")
+    return clients, ids
+
+
+@pytest.mark.parametrize("answer", ["challenge", "accept"])
+async def test_flip_wild_draw_two_is_challengeable(server: Harness, answer: str) -> None:
+    (p0, p1), ids = await flip_table(server, [["wild_draw2", "red 5"], ["blue 1"]], "red 9", 1)
+    # Seat 0 holds a red card matching the red 9: the Wild Draw Two is an illegal one.
+    assert (await p0.act("play", card=ids[0][0], color="blue"))["type"] == "ack"
+    await p1.event("challenge_opened")
+    assert p1.view is not None
+    assert p1.view["state"]["phase"] == "challenge" and p1.view["state"]["turn"] == 1
+    assert p1.view["you"]["moves"]["challenge"] is True and p1.view["you"]["moves"]["accept"]
+    assert (await p1.act(answer))["type"] == "ack"
+    await p0.quiet(0.2)
+    counts = [s["hand_count"] for s in p1.view["seats"]]
+    if answer == "challenge":  # guilty: the offender draws the two
+        assert any(f.get("event", {}).get("kind") == "challenge_resolved" for f in p1.frames)
+        assert counts == [8, 7]
+    else:  # accepted: the victim draws two and loses the turn
+        assert counts == [6, 9] and p1.view["state"]["turn"] == 0
