@@ -753,3 +753,40 @@ async def test_flip_wild_draw_two_is_challengeable(server: Harness, answer: str)
         assert counts == [8, 7]
     else:  # accepted: the victim draws two and loses the turn
         assert counts == [6, 9] and p1.view["state"]["turn"] == 0
+
+
+async def test_draw_until_playable_then_pass_keeps_the_card(server: Harness) -> None:
+    created = await server.create_room("P0", {**QUIET, "draw": "until_playable"})
+    room = created["room"]
+    guest = await server.join(room, "P1")
+    deck = await server.deck(room)
+    blues = [f"blue {n}" for n in range(1, 8)]
+    greens = [f"green {n}" for n in range(1, 8)]
+    order, _ids, _ = deal_order(deck, [blues, greens], "red 9", 1)
+    by_id = {c["id"]: c for c in deck}
+    tail = order[15:]
+
+    def pick(color: str, value: int) -> int:
+        card = next(i for i in tail if (by_id[i]["color"], by_id[i]["value"]) == (color, value))
+        tail.remove(card)
+        return card
+
+    drawn = [pick("yellow", 1), pick("yellow", 2), pick("red", 3)]
+    order = order[:15] + drawn + tail
+    p0 = await server.connect(room, created["token"])
+    p1 = await server.connect(room, guest["token"])
+    assert (await p0.act("settings", settings={"dealer": 1, "deck_order": order}))["type"] == "ack"
+    assert (await p0.act("start"))["type"] == "ack"
+    assert (await p0.act("draw"))["type"] == "ack"
+    mine = [f["event"] for f in p0.frames if f.get("event", {}).get("kind") == "card_drawn"]
+    assert sum(e["count"] for e in mine) == 3
+    assert [c["id"] for e in mine for c in e["cards"]] == drawn
+    assert p0.view is not None and p0.view["state"]["phase"] == "after_draw"
+    assert p0.view["you"]["moves"]["pass"] is True
+    assert [o["card"] for o in p0.view["you"]["moves"]["play"]] == [drawn[2]]
+    passed = await p0.act("pass")
+    assert passed["type"] == "ack"
+    assert p0.frames[-2]["event"]["kind"] == "turn_passed"
+    assert p0.view["state"]["turn"] == 1 and p0.view["seats"][0]["hand_count"] == 10
+    await p1.quiet(0.2)
+    assert p1.view is not None and p1.view["you"]["moves"]["draw"] is True
