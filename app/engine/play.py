@@ -381,6 +381,9 @@ def do_draw(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
     seat = _playing(st, seat)
     if seat != st.turn:
         raise fail("not_your_turn")
+    if st.phase == "challenge":  # PROTOCOL: `draw` takes a pending penalty: here, `accept`
+        do_accept(ctx, seat, voluntary)
+        return
     if st.phase != "play" and st.phase != "penalty":
         raise fail("wrong_phase", f"not possible in phase {st.phase}")
     if voluntary and not may_draw(st, seat):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.actions import Accept, Challenge
+from app.engine.actions import Accept, Challenge, Draw
 
 from .helpers import Table, card_ids_in
 
@@ -56,3 +56,17 @@ def test_no_challenge_after_accepting_or_without_a_wild_draw_four() -> None:
     t.refuse(1, Challenge(), ("wrong_phase", "not_your_turn"))
     t2 = Table(3, first="red 3")
     t2.refuse(0, Challenge(), "wrong_phase")
+
+
+def test_draw_from_the_victim_takes_the_penalty_as_accept_does() -> None:
+    """PROTOCOL: `draw` with a draw penalty pending takes it; facing a Wild Draw Four that is
+    `accept` (the same events), never a challenge and never an ordinary draw."""
+    accepted, drawn = table(LEGAL), table(LEGAL)
+    by_accept = [e.kind for e in accepted.accept(1)]
+    by_draw = [e.kind for e in drawn.act(1, Draw())]
+    assert by_draw == by_accept
+    assert drawn.counts() == accepted.counts() == [6, 11, 7]
+    assert drawn.turn == accepted.turn == 2
+    drawn.refuse(2, Challenge(), ("wrong_phase", "not_your_turn"))  # the challenge is over
+    t = table(LEGAL)
+    t.refuse(2, Draw(), "not_your_turn")  # only the victim
