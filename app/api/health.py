@@ -28,7 +28,7 @@ async def _probe(name: str, check: Awaitable[bool]) -> bool:
 def build_router(store: RoomStore, bus: Bus, recorder: MatchRecorder) -> APIRouter:
     router = APIRouter()
 
-    @router.get("/healthz")
+    @router.api_route("/healthz", methods=["GET", "HEAD"])
     async def healthz() -> JSONResponse:
         store_ok = await _probe("store", store.healthy())
         bus_ok = await _probe("bus", bus.healthy())

@@ -550,6 +550,7 @@ async def test_http_odds_and_ends(server: Harness) -> None:
     assert isinstance(created["player_id"], str) and isinstance(created["seat"], int)
     health = await http.get("/healthz")
     assert health.status_code == 200 and {"store", "bus"} <= set(health.json())
+    assert (await http.head("/healthz")).status_code == 200  # probes often use HEAD
     page = await http.get(f"/r/{room}")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     deck = (await http.get(f"/api/rooms/{room}/deck")).json()
