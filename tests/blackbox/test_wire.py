@@ -791,3 +791,29 @@ async def test_draw_until_playable_then_pass_keeps_the_card(server: Harness) -> 
     assert p0.view["state"]["turn"] == 1 and p0.view["seats"][0]["hand_count"] == 10
     await p1.quiet(0.2)
     assert p1.view is not None and p1.view["you"]["moves"]["draw"] is True
+
+
+async def test_a_played_wild_keeps_a_null_color_and_names_it_in_the_state(
+    server: Harness,
+) -> None:
+    _room, (p0, p1), ids, _ = await hooked_table(
+        server, [["wild", "blue 3"], ["green 1"]], "red 9", 1
+    )
+    hand = {c["id"]: c for c in (p0.view or {})["you"]["hand"]}
+    assert hand[ids[0][0]]["color"] is None and hand[ids[0][0]]["kind"] == "wild"
+    option = next(o for o in p0.view["you"]["moves"]["play"] if o["card"] == ids[0][0])  # type: ignore[index]
+    assert sorted(option["colors"]) == sorted(COLORS)
+    assert (await p0.act("play", card=ids[0][0], color="yellow"))["type"] == "ack"
+    played = await p1.event("card_played")
+    assert played["event"]["card"]["id"] == ids[0][0] and played["event"]["card"]["color"] is None
+    state = played["view"]["state"]
+    assert state["top"]["id"] == ids[0][0] and state["top"]["color"] is None
+    assert state["color"] == "yellow" and state["turn"] == 1
+
+
+async def test_hook_settings_are_refused_over_the_socket_too(plain: Harness) -> None:
+    created = await plain.create_room("H")
+    host = await plain.connect(created["room"], created["token"])
+    for extra in ({"dealer": 0}, {"deck_order": [0]}, {"bot_delay_ms": 0}):
+        reply = await host.act("settings", settings=extra)
+        assert reply["type"] == "error" and reply["code"] == "bad_settings", extra
