@@ -20,7 +20,7 @@ event is sent). Not timed: dealing (`start`, by the host) and the first round on
 (--warmup-rounds). The players' policy is deterministic given --seed; the servers run with
 their rate limit lifted (one client plays every seat, faster than people do).
 
-Usage: python bench/move_latency.py [--matches N] [--seed S] [--markdown] [--postgres URL]
+Usage: python bench/move_latency.py [--matches N] [--seed S] [--markdown] [--control]
 (about a minute with the default 15 matches on 2 CPUs)
 """
 
@@ -499,6 +499,10 @@ async def run(args: argparse.Namespace, work: Path) -> list[Server]:
             random.Random(args.seed),
         ),
     ]
+    if args.control:  # a second server without persistence: the ratios' noise floor
+        servers.insert(
+            1, Server("off again", "memory://", work / "off-again", random.Random(args.seed))
+        )
     pg_url = await create_database(args.postgres) if args.postgres else None
     if pg_url is not None:
         servers.append(Server("postgres", pg_url, work / "postgres", random.Random(args.seed)))
@@ -645,6 +649,12 @@ def main() -> int:
         "--postgres", default=POSTGRES_URL, help="PostgreSQL server URL ('' to skip postgres)"
     )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="add a second server without persistence ('off again'): how far from 1 the "
+        "ratios stray by noise alone",
+    )
     parser.add_argument(
         "--warmup-rounds",
         type=int,
