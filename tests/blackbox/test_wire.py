@@ -737,7 +737,7 @@ async def flip_table(
     return clients, ids
 
 
-@pytest.mark.parametrize("answer", ["challenge", "accept"])
+@pytest.mark.parametrize("answer", ["challenge", "accept", "draw"])
 async def test_flip_wild_draw_two_is_challengeable(server: Harness, answer: str) -> None:
     (p0, p1), ids = await flip_table(server, [["wild_draw2", "red 5"], ["blue 1"]], "red 9", 1)
     # Seat 0 holds a red card matching the red 9: the Wild Draw Two is an illegal one.
@@ -752,7 +752,7 @@ async def test_flip_wild_draw_two_is_challengeable(server: Harness, answer: str)
     if answer == "challenge":  # guilty: the offender draws the two
         assert any(f.get("event", {}).get("kind") == "challenge_resolved" for f in p1.frames)
         assert counts == [8, 7]
-    else:  # accepted: the victim draws two and loses the turn
+    else:  # accepted (`draw` with a penalty pending takes it): two cards, the turn lost
         assert counts == [6, 9] and p1.view["state"]["turn"] == 0
 
 
@@ -817,3 +817,36 @@ async def test_hook_settings_are_refused_over_the_socket_too(plain: Harness) -> 
     for extra in ({"dealer": 0}, {"deck_order": [0]}, {"bot_delay_ms": 0}):
         reply = await host.act("settings", settings=extra)
         assert reply["type"] == "error" and reply["code"] == "bad_settings", extra
+
+
+async def test_draw_facing_a_wild_draw_four_takes_the_penalty(server: Harness) -> None:
+    _room, (p0, p1), ids, _ = await hooked_table(
+        server, [["wild_draw4", "blue 3"], ["green 1"]], "red 9", 1
+    )
+    assert (await p0.act("play", card=ids[0][0], color="blue"))["type"] == "ack"
+    await p1.event("challenge_opened")
+    assert (await p1.act("draw"))["type"] == "ack"
+    drawn = next(f["event"] for f in p1.frames if f.get("event", {}).get("kind") == "card_drawn")
+    assert drawn["seat"] == 1 and drawn["count"] == 4
+    assert p1.view is not None
+    assert p1.view["seats"][1]["hand_count"] == 11 and p1.view["state"]["turn"] == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine: `draw` facing a challengeable card is accepted (it takes the penalty, "
+    "2a3a345) but the victim's you.moves.draw stays false in phase challenge, so `you.moves` "
+    "does not list exactly the legal actions (PROTOCOL section 3, the view)",
+)
+@pytest.mark.parametrize("variant", ["classic", "flip"])
+async def test_moves_list_draw_while_a_challenge_is_open(server: Harness, variant: str) -> None:
+    if variant == "flip":
+        (p0, p1), ids = await flip_table(server, [["wild_draw2", "red 5"], ["blue 1"]], "red 9", 1)
+    else:
+        _room, (p0, p1), ids, _ = await hooked_table(
+            server, [["wild_draw4", "blue 3"], ["green 1"]], "red 9", 1
+        )
+    assert (await p0.act("play", card=ids[0][0], color="blue"))["type"] == "ack"
+    await p1.event("challenge_opened")
+    assert p1.view is not None and p1.view["you"]["moves"]["accept"] is True
+    assert p1.view["you"]["moves"]["draw"] is True
