@@ -146,7 +146,7 @@ def needs_color(st: State, face: Face) -> bool:
 def may_draw(st: State, seat: int) -> bool:
     if st.status != "playing" or seat != st.turn:
         return False
-    if st.phase == "penalty":
+    if st.phase == "penalty" or st.phase == "challenge":  # takes the penalty (as `accept`)
         return True
     if st.phase != "play":
         return False
@@ -294,6 +294,7 @@ def legal_actions(st: State, seat: int) -> list[Action]:
         elif phase == "challenge":
             out.append(_CHALLENGE)
             out.append(_ACCEPT)
+            out.append(_DRAW)  # the same as accept (PROTOCOL: draw takes a pending penalty)
         elif phase == "choose":
             out.extend(Choose(c) for c in colors)
     if size == 1:

@@ -832,12 +832,6 @@ async def test_draw_facing_a_wild_draw_four_takes_the_penalty(server: Harness) -
     assert p1.view["seats"][1]["hand_count"] == 11 and p1.view["state"]["turn"] == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: `draw` facing a challengeable card is accepted (it takes the penalty, "
-    "2a3a345) but the victim's you.moves.draw stays false in phase challenge, so `you.moves` "
-    "does not list exactly the legal actions (PROTOCOL section 3, the view)",
-)
 @pytest.mark.parametrize("variant", ["classic", "flip"])
 async def test_moves_list_draw_while_a_challenge_is_open(server: Harness, variant: str) -> None:
     if variant == "flip":

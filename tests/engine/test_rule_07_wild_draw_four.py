@@ -24,7 +24,7 @@ def test_legal_one_asks_the_victim_then_accept_draws_four() -> None:
     assert t.turn == 1
     moves = t.moves(1)
     assert moves["challenge"] is True and moves["accept"] is True
-    assert moves["play"] == [] and moves["draw"] is False
+    assert moves["play"] == [] and moves["draw"] is True  # draw takes it too, as accept
     assert t.has_deadline("challenge")
     t.accept(1)
     assert t.counts() == [6, 11, 7]

@@ -63,6 +63,7 @@ def test_draw_from_the_victim_takes_the_penalty_as_accept_does() -> None:
     `accept` (the same events), never a challenge and never an ordinary draw."""
     accepted, drawn = table(LEGAL), table(LEGAL)
     by_accept = [e.kind for e in accepted.accept(1)]
+    assert drawn.view(1)["you"]["moves"]["draw"] is True
     by_draw = [e.kind for e in drawn.act(1, Draw())]
     assert by_draw == by_accept
     assert drawn.counts() == accepted.counts() == [6, 11, 7]
