@@ -32,12 +32,20 @@ def match_winner(st: State, round_winner: int) -> int | None:
         return round_winner
     scores = st.scores
     if s.scoring == "winner_collects":
-        return round_winner if scores[round_winner] >= s.target_score else None
-    if max(scores) < s.target_score:
+        if scores[round_winner] >= s.target_score:
+            return round_winner
+        if s.match_rounds and st.round >= s.match_rounds:
+            return _single(scores, max(scores))  # the best total after the last round
         return None
-    low = min(scores)
-    lowest = [i for i, v in enumerate(scores) if v == low]
-    return lowest[0] if len(lowest) == 1 else None
+    if max(scores) < s.target_score and not (s.match_rounds and st.round >= s.match_rounds):
+        return None
+    return _single(scores, min(scores))
+
+
+def _single(scores: list[int], best: int) -> int | None:
+    """The one seat with the `best` total, or None when several share it (play on)."""
+    top = [i for i, v in enumerate(scores) if v == best]
+    return top[0] if len(top) == 1 else None
 
 
 def end_round(ctx: Ctx, winner: int) -> None:

@@ -59,6 +59,8 @@ class Settings:
     next_round_seconds: int = 10
     flip_discard: str = "whole_pile"
     max_players: int = 10
+    # extension (docs/rules.md): the match ends after this many rounds (0 = off)
+    match_rounds: int = 0
     # test hooks (PROTOCOL section 5)
     dealer: int | None = None
     deck_order: tuple[int, ...] | None = None
@@ -84,6 +86,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "afk_timeouts": (1, 10),
     "next_round_seconds": (0, 300),
     "max_players": (2, 10),
+    "match_rounds": (0, 100),
     "dealer": (0, 9),
     "bot_delay_ms": (0, 60000),
 }
@@ -98,9 +101,12 @@ _BOOLS = (
     "bluffing",
 )
 HOOK_KEYS: tuple[str, ...] = ("dealer", "deck_order", "bot_delay_ms")
-_NOT_PUBLIC = frozenset(HOOK_KEYS) | {"hooks_allowed"}
+# Extensions beyond the RULES table: accepted like any setting, shown only when not off, so
+# that the settings object of a room that does not use them stays the RULES table.
+EXTENSION_KEYS: tuple[str, ...] = ("match_rounds",)
+_NOT_PUBLIC = frozenset(HOOK_KEYS) | frozenset(EXTENSION_KEYS) | {"hooks_allowed"}
 PUBLIC_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Settings) if f.name not in _NOT_PUBLIC)
-_KNOWN = frozenset(PUBLIC_KEYS) | frozenset(HOOK_KEYS)
+_KNOWN = frozenset(PUBLIC_KEYS) | frozenset(HOOK_KEYS) | frozenset(EXTENSION_KEYS)
 
 
 def _bad(message: str) -> EngineError:
@@ -206,6 +212,8 @@ def settings_to_json(s: Settings, *, secrets: bool = False) -> dict[str, Any]:
     for key in PUBLIC_KEYS:
         value = getattr(s, key)
         out[key] = [c.to_json() for c in value] if key == "custom_wilds" else value
+    if s.match_rounds:
+        out["match_rounds"] = s.match_rounds
     if s.dealer is not None:
         out["dealer"] = s.dealer
     if s.bot_delay_ms is not None:

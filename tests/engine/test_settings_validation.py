@@ -193,3 +193,40 @@ def test_partial_merges_onto_base_and_refusal_changes_nothing() -> None:
 
 def test_settings_object_must_be_an_object() -> None:
     bad([])  # type: ignore[arg-type]
+
+
+def test_match_rounds_is_an_extension_shown_only_when_on() -> None:
+    assert "match_rounds" not in settings_to_json(parse_settings({}))
+    assert "match_rounds" not in settings_to_json(parse_settings({"match_rounds": 0}))
+    for ok in (1, 3, 100):
+        assert settings_to_json(parse_settings({"match_rounds": ok}))["match_rounds"] == ok
+    for wrong in (-1, 101, "2", 1.5, True, None):
+        bad({"match_rounds": wrong})
+
+
+@pytest.mark.parametrize("scoring", ["winner_collects", "lowest_wins"])
+def test_match_rounds_ends_the_match_after_that_many_rounds(scoring: str) -> None:
+    from .driver import Driver
+
+    for seed in range(4):
+        d = Driver(
+            {"match_rounds": 2, "target_score": 10000, "scoring": scoring}, 3, seed, check=False
+        )
+        d.check_match_end = lambda scores, ended: None  # type: ignore[method-assign]  # RULES 16 only
+        ended: list[tuple[int, list[int]]] = []
+        for _ in range(20000):
+            if d.matches:
+                break
+            before = d.rounds
+            d.step()
+            if d.matches:
+                ended.append((d.rounds, list(d.state.scores)))
+            assert before <= d.rounds
+        assert ended, "the match never ended"
+        rounds, scores = ended[0]
+        best = max(scores) if scoring == "winner_collects" else min(scores)
+        # The match ends at round 2, or later only while the best total is shared.
+        assert rounds >= 2
+        assert d.state.match_winner is not None and scores[d.state.match_winner] == best
+        assert scores.count(best) == 1
+        assert max(scores) < 10000
