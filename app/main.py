@@ -11,13 +11,15 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import errors, health, logfilter, matches, rooms, web
+from app.api import errors, health, logfilter, matches, rooms, tournaments, web
 from app.api.middleware import HardeningMiddleware
 from app.bus import create_bus
 from app.rooms.service import RoomService
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemoryRecorder
 from app.store.rooms import MemoryRoomStore
+from app.tournaments.service import TournamentService
+from app.tournaments.store import MemoryTournamentStore
 from app.transport import ws
 from app.transport.hub import Hub
 
@@ -45,6 +47,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     service = RoomService(config, store, bus, recorder)
     hub = Hub(bus)
     service.has_sockets = lambda room: bool(hub.connections(room))
+    cups = TournamentService(service, MemoryTournamentStore())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -54,6 +57,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await cups.stop()
             await service.stop()
             await hub.close()
             await bus.close()
@@ -63,6 +67,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app = FastAPI(title="UNO", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.rooms = service
+    app.state.tournaments = cups
     app.state.hub = hub
     app.state.recorder = recorder
 
@@ -70,6 +75,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     errors.install(app)
     app.include_router(rooms.build_router(service))
     app.include_router(matches.build_router(recorder))
+    app.include_router(tournaments.build_router(cups))
     app.include_router(health.build_router(store, bus, recorder))
     app.include_router(ws.build_router(service, hub, config))
     web.mount(app)

@@ -1,1 +1,1 @@
-"""HTTP routes: rooms, matches, health and the web client's pages."""
+"""HTTP routes: rooms, matches, tournaments, health and the web client's pages."""

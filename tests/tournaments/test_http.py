@@ -1,0 +1,301 @@
+"""Tournaments over HTTP and real sockets (PROTOCOL section 6): create, register, host
+bearer checks, start, /me's seat token, and whole tournaments played to the end, their
+results checked against the tables' stored matches."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from e2e.harness import Harness, play_scripted, running_server, server_settings
+
+FAST = {"turn_seconds": 5, "bot_delay_ms": 0, "next_round_seconds": 0}
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Harness]:
+    async with running_server(server_settings()) as harness:
+        yield harness
+        assert harness.auditor.problems == []
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def create(h: Harness, **overrides: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "name": "Friday cup",
+        "host_name": "Ayşe",
+        "settings": FAST,
+        "table_size": 2,
+        "format": "elimination",
+        "advance": 1,
+        "match": {"rounds": 1},
+        "fill_with_bots": False,
+    }
+    body.update(overrides)
+    response = await h.http.post("/api/tournaments", json=body)
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    assert set(created) == {"tournament", "url", "token"}
+    assert created["url"] == f"/t/{created['tournament']}"
+    assert len(created["tournament"]) >= 22 and len(created["token"]) >= 43  # 128 / 256 bits
+    h.auditor.tokens.add(created["token"])
+    return created
+
+
+async def register(h: Harness, code: str, name: str) -> dict[str, Any]:
+    response = await h.http.post(f"/api/tournaments/{code}/entrants", json={"name": name})
+    assert response.status_code == 201, response.text
+    entrant: dict[str, Any] = response.json()
+    assert set(entrant) == {"entrant_id", "token"}
+    h.auditor.tokens.add(entrant["token"])
+    return entrant
+
+
+async def get(h: Harness, code: str) -> dict[str, Any]:
+    response = await h.http.get(f"/api/tournaments/{code}")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def me(h: Harness, code: str, token: str) -> dict[str, Any]:
+    response = await h.http.get(f"/api/tournaments/{code}/me", headers=bearer(token))
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def error_code(response: Any, status: int) -> str:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    code: str = body["error"]["code"]
+    return code
+
+
+async def test_bad_bodies_are_400_with_the_error_shape(server: Harness) -> None:
+    h = server
+    good: dict[str, Any] = {"name": "Cup", "host_name": "Host", "table_size": 4,
+                            "format": "swiss", "rounds": 2}  # fmt: skip
+    wrong = [
+        ({"table_size": 1}, "bad_request"),
+        ({"table_size": 11}, "bad_request"),
+        ({"table_size": True}, "bad_request"),
+        ({"format": "knockout"}, "bad_request"),
+        ({"name": ""}, "bad_request"),
+        ({"advance": 4}, "bad_request"),  # not below the table size
+        ({"rounds": 0}, "bad_request"),
+        ({"match": {"target_score": 10, "rounds": 2}}, "bad_request"),
+        ({"match": {"target_score": 49}}, "bad_request"),
+        ({"match": {"rounds": "2"}}, "bad_request"),
+        ({"fill_with_bots": "yes"}, "bad_request"),
+        ({"settings": {"speed": "fast"}}, "bad_settings"),
+        ({"settings": {"turn_seconds": 3}}, "bad_settings"),
+    ]
+    for change, code in wrong:
+        response = await h.http.post("/api/tournaments", json={**good, **change})
+        assert error_code(response, 400) == code, change
+    response = await h.http.post("/api/tournaments", content=b"[1]")
+    assert error_code(response, 400) == "bad_request"
+    assert error_code(await h.http.get("/api/tournaments/nope"), 404) == "not_found"
+    response = await h.http.post("/api/tournaments/nope/entrants", json={"name": "X"})
+    assert error_code(response, 404) == "not_found"
+
+
+async def test_register_remove_start_bearers_and_me(server: Harness) -> None:
+    h = server
+    created = await create(h, grace_seconds=60)
+    code, host = created["tournament"], created["token"]
+    body = await get(h, code)
+    assert body["status"] == "registering" and body["entrants"] == [] and body["rounds"] == []
+    assert body["winner"] is None and body["name"] == "Friday cup"
+    mikko = await register(h, code, "Mikko")
+    lea = await register(h, code, "Léa")
+    zed = await register(h, code, "Zed")
+    body = await get(h, code)
+    assert body["entrants"] == [
+        {"entrant_id": mikko["entrant_id"], "name": "Mikko"},
+        {"entrant_id": lea["entrant_id"], "name": "Léa"},
+        {"entrant_id": zed["entrant_id"], "name": "Zed"},
+    ]
+    assert [s["points"] for s in body["standings"]] == [0, 0, 0]
+    path = f"/api/tournaments/{code}/entrants/{zed['entrant_id']}"
+    # No bearer (or a malformed one): 401; a bearer that is not the host's: 403.
+    assert error_code(await h.http.delete(path), 401) == "unauthorized"
+    headers = {"Authorization": f"Token {host}"}
+    assert error_code(await h.http.delete(path, headers=headers), 401) == "unauthorized"
+    assert error_code(await h.http.delete(path, headers=bearer(zed["token"])), 403) == "not_host"
+    response = await h.http.delete(path, headers=bearer(host))
+    assert response.status_code == 204 and response.content == b""
+    assert error_code(await h.http.delete(path, headers=bearer(host)), 404) == "not_found"
+    assert [e["name"] for e in (await get(h, code))["entrants"]] == ["Mikko", "Léa"]
+    # /me before the start: no table yet.
+    assert await me(h, code, mikko["token"]) == {
+        "entrant_id": mikko["entrant_id"], "room": None, "token": None, "status": "registered",
+    }  # fmt: skip
+
+    start = f"/api/tournaments/{code}/start"
+    assert error_code(await h.http.post(start), 401) == "unauthorized"
+    assert error_code(await h.http.post(start, headers=bearer(lea["token"])), 403) == "not_host"
+    response = await h.http.post(start, headers=bearer(host))
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "running"
+    # Once started: no registration, no removal, no second start.
+    response = await h.http.post(f"/api/tournaments/{code}/entrants", json={"name": "Late"})
+    assert error_code(response, 409) == "already_started"
+    path = f"/api/tournaments/{code}/entrants/{lea['entrant_id']}"
+    assert error_code(await h.http.delete(path, headers=bearer(host)), 409) == "already_started"
+    assert error_code(await h.http.post(start, headers=bearer(host)), 409) == "already_started"
+
+    body = await get(h, code)
+    assert body["status"] == "running" and len(body["rounds"]) == 1
+    (table,) = body["rounds"][0]["tables"]
+    assert sorted(table["seats"]) == sorted([mikko["entrant_id"], lea["entrant_id"]])
+    assert table["status"] == "waiting" and table["result"] == []
+    text = (await h.http.get(f"/api/tournaments/{code}")).text
+    for secret in (host, mikko["token"], lea["token"]):
+        assert secret not in text
+
+    # /me: the host's token is no entrant's; each entrant gets its own seat at the table.
+    response = await h.http.get(f"/api/tournaments/{code}/me")
+    assert error_code(response, 401) == "unauthorized"
+    response = await h.http.get(f"/api/tournaments/{code}/me", headers=bearer(host))
+    assert error_code(response, 401) == "unauthorized"
+    clients = []
+    for entrant in (mikko, lea):
+        mine = await me(h, code, entrant["token"])
+        assert mine["room"] == table["room"] and mine["status"] == "playing"
+        assert mine["token"] not in text
+        h.auditor.tokens.add(mine["token"])
+        h.seats[mine["token"]] = mine["seat"]
+        client = await h.connect(mine["room"], mine["token"])
+        welcome = next(f for f in client.frames if f["type"] == "welcome")
+        assert welcome["you"] == {"seat": mine["seat"], "player_id": mine["player_id"],
+                                  "role": "player"}  # fmt: skip
+        assert table["seats"][mine["seat"]] == entrant["entrant_id"]
+        clients.append(client)
+    # Everybody connected: the table's match starts without waiting for the grace period.
+    await clients[0].event("round_started", timeout=5)
+    summary = await h.summary(table["room"])
+    assert summary["status"] == "playing"
+    assert summary["settings"]["match_rounds"] == 1 and summary["settings"]["max_players"] == 2
+    assert (await get(h, code))["rounds"][0]["tables"][0]["status"] == "playing"
+
+
+async def play_entrant(h: Harness, code: str, token: str) -> str:
+    """An entrant's browser: follow /me from table to table and play each match through."""
+    played: set[str] = set()
+    for _ in range(2000):
+        mine = await me(h, code, token)
+        if mine["status"] in ("finished", "eliminated"):
+            return str(mine["status"])
+        room = mine["room"]
+        if room and mine["token"] and room not in played and mine["table_status"] != "finished":
+            h.auditor.tokens.add(mine["token"])
+            h.seats[mine["token"]] = mine["seat"]
+            client = await h.connect(room, mine["token"])
+            await play_scripted(client, stop_kind="match_ended")
+            await client.close()
+            played.add(room)
+        await asyncio.sleep(0.05)
+    raise AssertionError("the tournament never ended for this entrant")
+
+
+async def check_against_matches(h: Harness, body: dict[str, Any]) -> None:
+    """Every table's result is the ranking of its stored match; standings add them up."""
+    points: dict[str, int] = {e["entrant_id"]: 0 for e in body["entrants"]}
+    wins = dict.fromkeys(points, 0)
+    for rnd in body["rounds"]:
+        for bye in rnd["byes"]:
+            points[bye] += 1
+        for table in rnd["tables"]:
+            assert table["status"] == "finished"
+            response = await h.http.get(f"/api/matches/{table['match_id']}")
+            assert response.status_code == 200
+            match = response.json()
+            assert match["status"] == "finished" and match["room"] == table["room"]
+            summary = await h.summary(table["room"])
+            ids = {s["player_id"]: s["seat"] for s in summary["seats"]}
+            assert all(p["player_id"] in ids for p in match["players"])
+            scores, winner = match["scores"], match["winner"]
+            # seats 0..k-1 of the room are the table's entrants in order; bots come after
+            k = len(table["seats"])
+            expected = sorted(range(k), key=lambda s: (s != winner, -scores[s], s))
+            won = [sum(1 for r in match["rounds"] if r["winner"] == s) for s in range(k)]
+            expected = sorted(range(k), key=lambda s: (s != winner, -scores[s], -won[s], s))
+            got = sorted(table["result"], key=lambda r: r["place"])
+            assert [r["entrant_id"] for r in got] == [table["seats"][s] for s in expected]
+            assert [r["points"] for r in got] == list(range(k - 1, -1, -1))
+            for line in got:
+                points[line["entrant_id"]] += line["points"]
+                wins[line["entrant_id"]] += line["place"] == 1
+    for line in body["standings"]:
+        assert line["points"] == points[line["entrant_id"]]
+        assert line["wins"] == wins[line["entrant_id"]]
+    assert [s["place"] for s in body["standings"]] == list(range(1, len(points) + 1))
+
+
+async def run_to_the_end(h: Harness, code: str, entrants: list[dict[str, Any]]) -> dict[str, Any]:
+    outcomes = await asyncio.wait_for(
+        asyncio.gather(*(play_entrant(h, code, e["token"]) for e in entrants)), 30
+    )
+    for _ in range(100):
+        body = await get(h, code)
+        if body["status"] == "finished":
+            break
+        await asyncio.sleep(0.05)
+    assert body["status"] == "finished", body
+    assert "finished" in outcomes
+    return body
+
+
+async def test_elimination_with_bots_is_played_to_a_winner(server: Harness) -> None:
+    h = server
+    created = await create(h, table_size=3, fill_with_bots=True, grace_seconds=5)
+    code = created["tournament"]
+    entrants = [await register(h, code, name) for name in ("Ana", "Bo", "Cem", "Dia")]
+    response = await h.http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
+    assert response.status_code == 200
+    body = await run_to_the_end(h, code, entrants)
+    # 4 entrants at tables of 3: two tables of 2 (+1 bot each), then a final of 2 (+1 bot).
+    assert [len(r["tables"]) for r in body["rounds"]] == [2, 1]
+    for rnd in body["rounds"]:
+        for table in rnd["tables"]:
+            assert len(table["seats"]) == 2 and table["bots"] == 1
+            seats = (await h.summary(table["room"]))["seats"]
+            assert [s["bot"] for s in seats] == [False, False, True]
+    finalists = set(body["rounds"][1]["tables"][0]["seats"])
+    first_winners = {
+        next(r["entrant_id"] for r in t["result"] if r["place"] == 1)
+        for t in body["rounds"][0]["tables"]
+    }
+    assert finalists == first_winners
+    final = body["rounds"][1]["tables"][0]["result"]
+    assert body["winner"] == next(r["entrant_id"] for r in final if r["place"] == 1)
+    assert body["standings"][0]["entrant_id"] == body["winner"]
+    await check_against_matches(h, body)
+    me_after = await me(h, code, entrants[0]["token"])
+    assert me_after["status"] == "finished"
+
+
+async def test_swiss_with_a_bye_is_played_to_the_end(server: Harness) -> None:
+    h = server
+    created = await create(h, format="swiss", rounds=2, table_size=2, grace_seconds=5)
+    code = created["tournament"]
+    entrants = [await register(h, code, name) for name in ("Ana", "Bo", "Cem")]
+    response = await h.http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
+    assert response.status_code == 200
+    body = await run_to_the_end(h, code, entrants)
+    assert len(body["rounds"]) == 2
+    for rnd in body["rounds"]:
+        assert len(rnd["tables"]) == 1 and len(rnd["byes"]) == 1
+    assert body["rounds"][0]["byes"] != body["rounds"][1]["byes"]  # nobody sits out twice
+    pairs = [frozenset(r["tables"][0]["seats"]) for r in body["rounds"]]
+    assert pairs[0] != pairs[1]  # no repeat tablemates
+    await check_against_matches(h, body)
+    assert body["winner"] == body["standings"][0]["entrant_id"]
