@@ -35,6 +35,10 @@ export const api = {
   tournament: (code) => call('GET', `/api/tournaments/${encodeURIComponent(code)}`),
   tournamentEnter: (code, name) => call('POST', `/api/tournaments/${encodeURIComponent(code)}/entrants`, { name }),
   tournamentMe: (code, token) => call('GET', `/api/tournaments/${encodeURIComponent(code)}/me`, undefined, token),
+  createTournament: (body) => call('POST', '/api/tournaments', body),
+  removeEntrant: (code, entrantId, token) =>
+    call('DELETE', `/api/tournaments/${encodeURIComponent(code)}/entrants/${encodeURIComponent(entrantId)}`, undefined, token),
+  startTournament: (code, token) => call('POST', `/api/tournaments/${encodeURIComponent(code)}/start`, undefined, token),
 };
 
 // --- credentials --------------------------------------------------------------------------

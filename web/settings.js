@@ -92,8 +92,9 @@ export function changedSettings(s) {
  * @param {boolean} o.disabled       read-only (not the host)
  * @param {(patch: object, all: object) => void} o.onChange  called with the changed keys
  * @param {string} o.prefix          testid prefix
+ * @param {string[]} o.omit          keys not shown (the tournament form sets them itself)
  */
-export function settingsForm(current, { disabled = false, onChange, prefix = 'set' }) {
+export function settingsForm(current, { disabled = false, onChange, prefix = 'set', omit = [] }) {
   const s = { ...DEFAULTS, ...current, custom_wilds: [...(current.custom_wilds || [])] };
   const root = h('div', { class: 'settings', testid: `${prefix}-form` });
 
@@ -191,7 +192,7 @@ export function settingsForm(current, { disabled = false, onChange, prefix = 'se
     const focusKey = document.activeElement?.dataset?.testid;
     root.replaceChildren(...GROUPS.map(([title, fields]) => h('fieldset', { class: 'group' },
       h('legend', {}, t(title)),
-      fields.filter((f) => !f.when || f.when(s)).map(field),
+      fields.filter((f) => !omit.includes(f.key) && (!f.when || f.when(s))).map(field),
       title === 'set.group.game' && customAllowed(s) ? customWilds() : null)));
     if (focusKey) root.querySelector(`[data-testid="${CSS.escape(focusKey)}"]`)?.focus();
   };
