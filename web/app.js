@@ -4,7 +4,8 @@ import { LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t 
 import { loadSession, forgetSession } from './api.js';
 import { RoomSocket } from './socket.js';
 import { describe } from './events.js';
-import { homeScreen, joinScreen, tournamentScreen } from './home.js';
+import { homeScreen, joinScreen } from './home.js';
+import { tournamentScreen } from './tournament.js';
 import { lobbyScreen } from './lobby.js';
 import { tableScreen, tickTimers, NARROW } from './table.js';
 

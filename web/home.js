@@ -1,8 +1,9 @@
-// Home (create a room), the join-by-link form, and the tournament page.
+// Home (create a room, host a tournament), the join-by-link form.
 import { h } from './dom.js';
 import { t } from './i18n/index.js';
 import { api, ApiError, saveSession, knownSessions, rememberedName, rememberName } from './api.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
+import { hostTournamentPanel } from './tournament.js';
 
 function errorText(err) {
   if (err instanceof ApiError) {
@@ -75,7 +76,8 @@ export function homeScreen(S, actions) {
         rooms.map((r) => h('li', {}, h('a', {
           href: `/r/${encodeURIComponent(r.room)}`,
           onclick: (e) => { e.preventDefault(); actions.navigate(`/r/${encodeURIComponent(r.room)}`); },
-        }, t('home.recent_room', { name: r.name || '', code: r.room.slice(0, 8) })))) ) : null));
+        }, t('home.recent_room', { name: r.name || '', code: r.room.slice(0, 8) })))) ) : null),
+    hostTournamentPanel(actions));
 }
 
 /** The room code from a pasted invite link (".../r/CODE") or a bare code. */
@@ -151,67 +153,4 @@ export function joinScreen(S, actions) {
       h('div', { class: 'field' }, h('label', { for: 'join-name' }, t('home.your_name')), name),
       status,
       h('div', { class: 'row' }, joinBtn, watchBtn)));
-}
-
-let tournamentPoll = 0;
-
-export function tournamentScreen(S, actions) {
-  const code = S.route.code;
-  // One polling loop per shown page: a re-render (language switch) starts a new one.
-  const generation = ++tournamentPoll;
-  const key = `uno.tournament.${code}`;
-  const box = h('div', { testid: 'tournament-info' }, t('join.loading'));
-  const status = h('p', { class: 'error', role: 'alert' });
-  let token = null;
-  try { token = localStorage.getItem(key); } catch { /* ignore */ }
-
-  const refresh = async () => {
-    if (generation !== tournamentPoll) return;
-    try {
-      const tour = await api.tournament(code);
-      const standings = tour.standings || [];
-      box.replaceChildren(
-        h('p', {}, t('tour.status', { status: t(`tour.${tour.status}`) })),
-        standings.length ? h('table', { class: 'scores' },
-          h('thead', {}, h('tr', {}, h('th', {}, t('tour.place')), h('th', {}, t('score.player')), h('th', {}, t('tour.points')), h('th', {}, t('tour.wins')))),
-          h('tbody', {}, standings.map((s) => h('tr', {}, h('td', {}, s.place ?? ''), h('td', {}, s.name), h('td', {}, s.points), h('td', {}, s.wins))))) : null);
-      if (token) {
-        const me = await api.tournamentMe(code, token);
-        if (me.room && me.token) {
-          saveSession({ room: me.room, token: me.token, role: 'player', tournament: code });
-          actions.navigate(`/r/${encodeURIComponent(me.room)}`);
-          return;
-        }
-      }
-    } catch (err) {
-      box.replaceChildren(h('p', { class: 'error' }, errorText(err)));
-    }
-    if (generation === tournamentPoll && S.route.name === 'tournament' && S.route.code === code) {
-      setTimeout(refresh, 3000);
-    }
-  };
-  refresh();
-
-  const name = nameInput('tour-name');
-  const enter = async (e) => {
-    e.preventDefault();
-    const who = name.value.trim();
-    if (!who) return;
-    try {
-      const res = await api.tournamentEnter(code, who);
-      token = res.token;
-      localStorage.setItem(key, token);
-      actions.toast(t('tour.entered'));
-      actions.render(); // shows the waiting state and asks /me at once
-    } catch (err) {
-      status.textContent = errorText(err);
-    }
-  };
-  return h('section', { class: 'panel narrow', testid: 'tournament' },
-    h('h1', {}, t('tour.title')),
-    box,
-    token ? h('p', {}, t('tour.waiting')) : h('form', { onsubmit: enter },
-      h('div', { class: 'field' }, h('label', { for: 'tour-name' }, t('home.your_name')), name),
-      status,
-      h('button', { type: 'submit', class: 'primary', testid: 'tour-enter' }, t('tour.enter'))));
 }
