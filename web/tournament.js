@@ -252,7 +252,7 @@ async function refresh(actions, code) {
 /** The entrant's room when /me names a table that is not over yet, else null. */
 function readyTable(data, me) {
   if (!me || !me.room || !me.token || data?.status !== 'running') return null;
-  if (['eliminated', 'finished'].includes(me.status)) return null;
+  if (['eliminated', 'finished'].includes(me.status) || me.table_status === 'finished') return null;
   const table = tablesOf(data).find((x) => x.room === me.room);
   return table && table.status === 'finished' ? null : me.room;
 }
@@ -334,7 +334,13 @@ export function tournamentScreen(S, actions) {
       h('p', { class: 'row' },
         h('span', { class: ['badge', `tour-${data.status}`], testid: 'tour-status' }, label('tour', data.status)),
         data.format ? h('span', { class: 'muted' }, label('tour.format', data.format)) : null,
-        data.table_size ? h('span', { class: 'muted' }, t('tour.table_size', { n: data.table_size })) : null),
+        data.table_size ? h('span', { class: 'muted' }, t('tour.table_size', { n: data.table_size })) : null,
+        data.advance ? h('span', { class: 'muted' }, t('tour.advance', { n: data.advance })) : null,
+        data.rounds_planned ? h('span', { class: 'muted' }, t('tour.rounds_planned', { n: data.rounds_planned })) : null,
+        data.match?.target_score ? h('span', { class: 'muted' }, t('tour.match_target', { n: data.match.target_score })) : null,
+        data.match?.rounds ? h('span', { class: 'muted' }, t('tour.match_rounds', { n: data.match.rounds })) : null),
+      data.host ? h('p', { class: 'muted', testid: 'tour-hosted-by' }, t('tour.hosted_by', { name: data.host })) : null,
+      data.error ? h('p', { class: 'error', testid: 'tour-stopped' }, t('tour.stopped', { reason: data.error })) : null,
       T.error ? h('p', { class: 'error', testid: 'tour-poll-error' }, errorText(T.error)) : null),
     winner ? h('div', { class: 'panel tour-winner', testid: 'tour-winner', role: 'status' },
       h('span', { 'aria-hidden': 'true' }, '🏆 '), t('tour.winner', { name: winner })) : null,
@@ -380,6 +386,8 @@ function youPanel({ code, data, entrant, actions }) {
       body.push(h('p', { class: 'error', testid: 'tour-me-error' }, t('tour.me_error')));
     } else if (me.status === 'eliminated') {
       body.push(h('p', { testid: 'tour-eliminated' }, t('tour.eliminated')));
+    } else if (!me.room) {
+      body.push(h('p', { testid: 'tour-bye' }, t('tour.bye')));
     } else {
       body.push(h('p', { testid: 'tour-next-round' }, t('tour.next_round')));
     }
@@ -413,7 +421,7 @@ function registerForm(code, actions) {
       T.removed = false;
       actions.toast(t('tour.entered'));
     } catch (err) {
-      T.regError = err.status === 409 ? t('tour.closed_409') : errorText(err);
+      T.regError = err.code === 'full' ? t('tour.full') : err.status === 409 ? t('tour.closed_409') : errorText(err);
     }
     T.busy = false;
     actions.render();
@@ -451,8 +459,9 @@ function hostPanel({ code, data, host, actions }) {
     registering ? h('p', { class: 'muted' }, t('tour.host_help')) : null,
     h('p', { class: 'error', role: 'alert', testid: 'tour-host-error' }, T.hostError),
     registering ? h('button', {
-      type: 'button', class: 'primary big', testid: 'tour-start', disabled: count === 0, onclick: start,
-    }, t('tour.start')) : null);
+      type: 'button', class: 'primary big', testid: 'tour-start', disabled: count < 2, onclick: start,
+    }, t('tour.start')) : null,
+    registering && count < 2 ? h('p', { class: 'muted', testid: 'tour-need-two' }, t('err.not_enough_entrants')) : null);
 }
 
 function entrantsPanel({ code, data, entrant, host, actions }) {
@@ -526,6 +535,7 @@ function roundsPanel({ code, data, names, entrant, actions }) {
     h('h2', {}, t('tour.rounds')),
     rounds.map((r) => h('section', { class: 'tour-round', testid: `tour-round-${r.number}` },
       h('h3', {}, t('tour.round', { n: r.number })),
+      r.byes?.length ? h('p', { class: 'muted', testid: 'tour-byes' }, t('tour.byes', { names: r.byes.map(nameOf).join(', ') })) : null,
       h('div', { class: 'tour-tables' }, (r.tables || []).map((tb, i) => {
         const result = [...(tb.result || [])].sort((a, b) => (a.place ?? 1e9) - (b.place ?? 1e9));
         return h('article', { class: 'tour-table', testid: `tour-table-${r.number}-${i + 1}`, dataset: { status: tb.status || '' } },

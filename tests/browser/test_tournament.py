@@ -33,10 +33,15 @@ ENTRANTS = [
 
 def registering(n: int = 2) -> dict[str, Any]:
     return {
+        "tournament": CODE,
         "name": "Friday cup",
+        "host": "Ayşe",
         "status": "registering",
         "format": "elimination",
         "table_size": 2,
+        "advance": 1,
+        "rounds_planned": None,
+        "match": {"target_score": 200},
         "entrants": copy.deepcopy(ENTRANTS[:n]),
         "rounds": [],
         "standings": [],
@@ -219,7 +224,7 @@ def test_host_creates_removes_and_starts(make_page: Callable[..., Page], artifac
         "Object.defineProperty(navigator, 'clipboard', {value: {writeText: (text) =>"
         " { window.copied = text; return Promise.resolve(); }}});"
     )
-    fake = FakeTournament(page, registering(2))
+    fake = FakeTournament(page, registering(3))
     page.goto(f"{ORIGIN}/")
     page.evaluate("localStorage.clear()")
     page.reload()
@@ -263,11 +268,14 @@ def test_host_creates_removes_and_starts(make_page: Callable[..., Page], artifac
     page.get_by_test_id("tour-copy").click()
     expect(page.get_by_test_id("toast").last).to_have_text("Registration link copied")
     assert page.evaluate("window.copied") == f"{ORIGIN}/t/{CODE}"
-    expect(page.get_by_test_id("tour-entrants").locator("li")).to_have_count(2)
+    expect(page.get_by_test_id("tour-entrants").locator("li")).to_have_count(3)
+    expect(page.get_by_test_id("tour-hosted-by")).to_have_text("Hosted by Ayşe")
     page.screenshot(path=str(artifacts / "tournament-host.png"), full_page=True)
 
     page.get_by_test_id("tour-remove-e2").click()
-    expect(page.get_by_test_id("tour-entrants").locator("li")).to_have_count(1)
+    expect(page.get_by_test_id("tour-entrants").locator(".seat-name")).to_have_text(
+        ["Ayşe", "Darius"]
+    )
     delete = [c for c in fake.calls if c["method"] == "DELETE"]
     assert delete[0]["path"] == f"/api/tournaments/{CODE}/entrants/e2"
     assert delete[0]["auth"] == "Bearer host-secret"
@@ -305,7 +313,15 @@ def test_entrant_registers_waits_and_goes_to_the_table(
 
     # Started: round 1 over, Darius is seated at ROOM3 in round 2.
     fake.data = running()
-    fake.me = {"room": "ROOM3", "token": "seat-secret-3", "status": "playing"}
+    fake.me = {
+        "entrant_id": "e3",
+        "room": "ROOM3",
+        "token": "seat-secret-3",
+        "status": "playing",
+        "player_id": "p1",
+        "seat": 1,
+        "table_status": "playing",
+    }
     poll(page)
     go = page.get_by_test_id("tour-go")
     expect(go).to_be_visible()
@@ -336,6 +352,7 @@ def test_entrant_registers_waits_and_goes_to_the_table(
     session = json.loads(page.evaluate("localStorage.getItem('uno.session.ROOM3')"))
     assert session["token"] == "seat-secret-3"
     assert session["role"] == "player" and session["tournament"] == CODE
+    assert session["seat"] == 1 and session["player_id"] == "p1"
     end = time.monotonic() + 5
     while not [f for f in fake.site.sent if f["type"] == "hello"] and time.monotonic() < end:
         page.wait_for_timeout(30)
@@ -371,6 +388,11 @@ def test_next_round_eliminated_and_register_after_start(
     fake.me = {"room": None, "token": None, "status": "eliminated"}
     poll(page)
     expect(page.get_by_test_id("tour-eliminated")).to_be_visible()
+    fake.me = {"room": None, "token": None, "status": "waiting"}
+    poll(page)
+    expect(page.get_by_test_id("tour-bye")).to_have_text(
+        "You have a bye this round. Waiting for the next round…"
+    )
 
     # Watching another table joins it as a spectator, then opens it.
     fake.site.routes["/api/rooms/ROOM3/spectators"] = (201, {"token": "spec-secret"})
@@ -452,15 +474,21 @@ def test_phone_host_form_and_registration_fit(make_page: Callable[..., Page]) ->
     page = make_page(
         "phone", viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
     )
-    FakeTournament(page, registering(2))
+    fake = FakeTournament(page, registering(2))
     page.goto(f"{ORIGIN}/")
     page.get_by_test_id("host-tour-open").click()
     page.get_by_test_id("host-tour-settings").locator("summary").click()
     expect(page.get_by_test_id("tour-set-form")).to_be_visible()
     no_horizontal_scroll(page)
     open_tournament(page, store={"uno.tournament-host." + CODE: {"token": "host-secret"}})
+    # The server needs two entrants to start: with one, Start waits.
     expect(page.get_by_test_id("tour-start")).to_be_visible()
+    expect(page.get_by_test_id("tour-start")).to_be_enabled()
     no_horizontal_scroll(page)
+    fake.data = registering(1)
+    poll(page)
+    expect(page.get_by_test_id("tour-start")).to_be_disabled()
+    expect(page.get_by_test_id("tour-need-two")).to_be_visible()
 
 
 def test_unknown_tournament_says_so(
