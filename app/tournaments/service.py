@@ -23,6 +23,7 @@ from typing import Any
 from app import engine
 from app.engine import actions as act
 from app.engine.errors import EngineError
+from app.engine.state import State
 from app.rooms.scheduler import wall_ms
 from app.rooms.service import Identity, RoomError, RoomService
 from app.store.rooms import token_digest
@@ -374,13 +375,7 @@ class TournamentService:
                 log.exception("could not open a tournament table")
                 record.error = f"a table could not be opened: {type(exc).__name__}"
                 return
-            spec.room = table.room
-            record.tables[table.room] = table
-            task = asyncio.create_task(
-                self._watch(record.code, table.room), name=f"tournament-table-{table.room[:6]}"
-            )
-            self._watchers.add(task)
-            task.add_done_callback(self._watchers.discard)
+            self._open_watched(record, spec, table)
         if not rnd.tables:  # only a bye: nothing to play
             await self._next_round(record)
 
@@ -474,6 +469,13 @@ class TournamentService:
                     if loaded is None:
                         return POLL_SECONDS
                     state = loaded.state
+                elif not self._as_planned(record, table, state):
+                    # The host seat started a lobby it had changed before we could put it
+                    # back: that match does not count; the table starts over in a new room.
+                    log.warning("a tournament table was started changed; opening it again")
+                    await self._reopen(record, room)
+                    await self.store.save(record)
+                    return None
                 table.status = "playing"
                 table.match_id = state.match_id
                 await self.store.save(record)
@@ -489,6 +491,28 @@ class TournamentService:
                 await self._next_round(record)
             await self.store.save(record)
             return None
+
+    @staticmethod
+    def _as_planned(record: TournamentRecord, table: TableRecord, state: State) -> bool:
+        settings = engine.settings_to_json(state.settings, secrets=True)
+        bots = sum(1 for s in state.seats if s.bot)
+        return bool(settings == record.settings and bots == table.bots)
+
+    async def _reopen(self, record: TournamentRecord, room: str) -> None:
+        spec = next(s for rnd in record.rounds for s in rnd.tables if s.room == room)
+        del record.tables[room]
+        self._open_watched(record, spec, await self._open_table(record, spec.seats))
+
+    def _open_watched(
+        self, record: TournamentRecord, spec: core.TableSpec, table: TableRecord
+    ) -> None:
+        spec.room = table.room
+        record.tables[table.room] = table
+        task = asyncio.create_task(
+            self._watch(record.code, table.room), name=f"tournament-table-{table.room[:6]}"
+        )
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
 
     async def _keep_lobby(self, record: TournamentRecord, table: TableRecord) -> None:
         """Undo what the table's host seat (an entrant) may have changed in the lobby: the

@@ -299,3 +299,95 @@ async def test_swiss_with_a_bye_is_played_to_the_end(server: Harness) -> None:
     assert pairs[0] != pairs[1]  # no repeat tablemates
     await check_against_matches(h, body)
     assert body["winner"] == body["standings"][0]["entrant_id"]
+
+
+async def seat_of(h: Harness, code: str, entrant: dict[str, Any]) -> Any:
+    mine = await me(h, code, entrant["token"])
+    h.auditor.tokens.add(mine["token"])
+    h.seats[mine["token"]] = mine["seat"]
+    return mine
+
+
+async def test_a_no_show_does_not_block_the_table_past_the_grace_period(server: Harness) -> None:
+    h = server
+    created = await create(h, grace_seconds=1.5)
+    code = created["tournament"]
+    here, away = [await register(h, code, name) for name in ("Here", "Away")]
+    response = await h.http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
+    assert response.status_code == 200
+    mine = await seat_of(h, code, here)
+    client = await h.connect(mine["room"], mine["token"])
+    # One of two connected: the table waits...
+    assert not [
+        f for f in await client.quiet(0.7) if f.get("event", {}).get("kind") == "round_started"
+    ]
+    assert (await h.summary(mine["room"]))["status"] == "lobby"
+    # ...until the grace period is over, then deals without the absent entrant.
+    await client.event("round_started", timeout=3)
+    summary = await h.summary(mine["room"])
+    assert summary["status"] == "playing"
+    assert [s["connected"] for s in summary["seats"]] == [
+        s["seat"] == mine["seat"] for s in summary["seats"]
+    ]
+    assert (await me(h, code, away["token"]))["status"] == "playing"
+
+
+async def test_the_table_host_cannot_change_the_tournament_table(server: Harness) -> None:
+    h = server
+    created = await create(h, table_size=3, fill_with_bots=True, grace_seconds=60)
+    code = created["tournament"]
+    entrants = [await register(h, code, name) for name in ("Ana", "Bo")]
+    response = await h.http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
+    assert response.status_code == 200
+    seats = [await seat_of(h, code, e) for e in entrants]
+    host = next(s for s in seats if s["seat"] == 0)  # the room's host seat is an entrant
+    client = await h.connect(host["room"], host["token"])
+    before = await h.summary(host["room"])
+    assert before["status"] == "lobby" and [s["bot"] for s in before["seats"]] == [
+        False,
+        False,
+        True,
+    ]
+    assert (await client.act("settings", settings={"target_score": 50}))["type"] == "ack"
+    assert (await client.act("remove_bot", seat=2))["type"] == "ack"
+    for _ in range(50):  # the tournament puts its table back
+        after = await h.summary(host["room"])
+        if after["settings"] == before["settings"] and len(after["seats"]) == 3:
+            break
+        await asyncio.sleep(0.05)
+    assert after["settings"] == before["settings"] and after["settings"]["match_rounds"] == 1
+    assert [s["bot"] for s in after["seats"]] == [False, False, True]
+    # ...and does not keep changing it: the room settles.
+    version = await h.version(host["room"])
+    await asyncio.sleep(0.3)
+    assert await h.version(host["room"]) == version
+    assert after["status"] == "lobby"
+
+
+async def test_a_table_started_changed_does_not_count(server: Harness) -> None:
+    h = server
+    created = await create(h, grace_seconds=60)
+    code = created["tournament"]
+    entrants = [await register(h, code, name) for name in ("Ana", "Bo")]
+    response = await h.http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
+    assert response.status_code == 200
+    seats = [await seat_of(h, code, e) for e in entrants]
+    host = next(s for s in seats if s["seat"] == 0)
+    client = await h.connect(host["room"], host["token"])
+    intended = (await h.summary(host["room"]))["settings"]
+    # Change and start at once, faster than the tournament can put the lobby back.
+    await client.command("settings", settings={"target_score": 50, "match_rounds": 0})
+    await client.command("start")
+    for _ in range(60):
+        table = (await get(h, code))["rounds"][0]["tables"][0]
+        summary = await h.summary(table["room"])
+        if table["room"] != host["room"] or table["status"] == "playing":
+            break
+        await asyncio.sleep(0.05)
+    # Whichever won the race, the tournament's table plays the tournament's settings: either
+    # the lobby was put back before the start, or the changed match was dropped for a new room.
+    assert summary["settings"] == intended
+    if table["room"] != host["room"]:
+        assert summary["status"] == "lobby" and table["status"] == "waiting"
+        mine = await seat_of(h, code, entrants[0])
+        assert mine["room"] == table["room"] and mine["token"] != seats[0]["token"]
