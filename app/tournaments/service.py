@@ -463,6 +463,9 @@ class TournamentService:
                     await self._keep_lobby(record, table)
                     code_ = await self._as_host(room, "start", act.Start())
                     if code_ is not None:
+                        if self._deserted(table, state):
+                            await self._forfeit(record, room, state)
+                            return None
                         log.warning("a tournament table did not start: %s", code_)
                         return POLL_SECONDS
                     loaded = await self.rooms.store.load(room)
@@ -501,6 +504,8 @@ class TournamentService:
     async def _reopen(self, record: TournamentRecord, room: str) -> None:
         spec = next(s for rnd in record.rounds for s in rnd.tables if s.room == room)
         del record.tables[room]
+        # The next entrant holds the new room's host seat, so one cannot stall the table.
+        spec.seats = spec.seats[1:] + spec.seats[:1]
         self._open_watched(record, spec, await self._open_table(record, spec.seats))
 
     def _open_watched(
@@ -513,6 +518,28 @@ class TournamentService:
         )
         self._watchers.add(task)
         task.add_done_callback(self._watchers.discard)
+
+    @staticmethod
+    def _deserted(table: TableRecord, state: State) -> bool:
+        """Entrants left the lobby until no match can be dealt (under two seats, or no
+        entrant left)."""
+        seated = {s.player_id for s in state.seats}
+        return len(state.seats) < 2 or not seated & set(table.players.values())
+
+    async def _forfeit(self, record: TournamentRecord, room: str, state: State) -> None:
+        """A table without a match: the entrants still seated first (seat order), then
+        those who left. The only result not read from a match record (there is none)."""
+        table = record.tables[room]
+        spec = next(s for rnd in record.rounds for s in rnd.tables if s.room == room)
+        seated = [s.player_id for s in state.seats]
+        stayed = [e for e in spec.seats if table.players.get(e) in seated]
+        ranked = stayed + [e for e in spec.seats if e not in stayed]
+        k = len(ranked)
+        spec.result = [core.Placing(e, k - i - 1, i + 1) for i, e in enumerate(ranked)]
+        table.status = "finished"
+        if record.status == "running" and record.rounds[-1].finished:
+            await self._next_round(record)
+        await self.store.save(record)
 
     async def _keep_lobby(self, record: TournamentRecord, table: TableRecord) -> None:
         """Undo what the table's host seat (an entrant) may have changed in the lobby: the

@@ -391,3 +391,27 @@ async def test_a_table_started_changed_does_not_count(server: Harness) -> None:
         assert summary["status"] == "lobby" and table["status"] == "waiting"
         mine = await seat_of(h, code, entrants[0])
         assert mine["room"] == table["room"] and mine["token"] != seats[0]["token"]
+
+
+async def test_a_table_deserted_in_the_lobby_is_forfeited(server: Harness) -> None:
+    h = server
+    created = await create(h, grace_seconds=0.5)
+    code = created["tournament"]
+    stays, leaves = [await register(h, code, name) for name in ("Stays", "Leaves")]
+    response = await h.http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
+    assert response.status_code == 200
+    mine = await seat_of(h, code, leaves)
+    client = await h.connect(mine["room"], mine["token"])
+    assert (await client.act("leave"))["type"] == "ack"
+    for _ in range(60):
+        body = await get(h, code)
+        if body["status"] == "finished":
+            break
+        await asyncio.sleep(0.05)
+    assert body["status"] == "finished" and body["winner"] == stays["entrant_id"]
+    (table,) = body["rounds"][0]["tables"]
+    assert table["match_id"] is None and table["status"] == "finished"
+    assert table["result"] == [
+        {"entrant_id": stays["entrant_id"], "points": 1, "place": 1},
+        {"entrant_id": leaves["entrant_id"], "points": 0, "place": 2},
+    ]
