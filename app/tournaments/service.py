@@ -267,8 +267,8 @@ class TournamentService:
         if record.rounds:
             current = record.rounds[-1]
             for spec in current.tables:
-                if entrant.entrant_id in spec.seats:
-                    table = record.tables[spec.room]
+                table = record.tables.get(spec.room)
+                if entrant.entrant_id in spec.seats and table is not None:
                     out["room"] = spec.room
                     out["token"] = table.seat_tokens.get(entrant.entrant_id)
                     out["player_id"] = table.players.get(entrant.entrant_id)
@@ -302,7 +302,7 @@ class TournamentService:
                 table = record.tables.get(spec.room)
                 tables.append(
                     {
-                        "room": spec.room,
+                        "room": spec.room or None,  # None while the room is being made
                         "seats": list(spec.seats),
                         "bots": table.bots if table is not None else 0,
                         "status": table.status if table is not None else "waiting",
