@@ -462,18 +462,18 @@ class TournamentService:
                         return max(0.0, (table.start_by - now) / 1000)
                     await self._keep_lobby(record, table)
                     code_ = await self._as_host(room, "start", act.Start())
-                    if code_ is not None:
+                    loaded = await self.rooms.store.load(room)
+                    if loaded is None:
+                        return POLL_SECONDS
+                    state = loaded.state
+                    if code_ is not None and state.status == "lobby":
                         if self._deserted(table, state):
                             await self._forfeit(record, room, state)
                             return None
                         log.warning("a tournament table did not start: %s", code_)
                         return POLL_SECONDS
-                    loaded = await self.rooms.store.load(room)
-                    if loaded is None:
-                        return POLL_SECONDS
-                    state = loaded.state
-                elif not self._as_planned(record, table, state):
-                    # The host seat started a lobby it had changed before we could put it
+                if not self._as_planned(record, table, state):
+                    # The host seat started a lobby it had changed before it could be put
                     # back: that match does not count; the table starts over in a new room.
                     log.warning("a tournament table was started changed; opening it again")
                     await self._reopen(record, room)
@@ -498,7 +498,7 @@ class TournamentService:
     @staticmethod
     def _as_planned(record: TournamentRecord, table: TableRecord, state: State) -> bool:
         settings = engine.settings_to_json(state.settings, secrets=True)
-        bots = sum(1 for s in state.seats if s.bot)
+        bots = sum(1 for s in state.seats if s.bot and not s.left)  # not players who left
         return bool(settings == record.settings and bots == table.bots)
 
     async def _reopen(self, record: TournamentRecord, room: str) -> None:
