@@ -344,14 +344,18 @@ export function tournamentScreen(S, actions) {
       T.error ? h('p', { class: 'error', testid: 'tour-poll-error' }, errorText(T.error)) : null),
     winner ? h('div', { class: 'panel tour-winner', testid: 'tour-winner', role: 'status' },
       h('span', { 'aria-hidden': 'true' }, '🏆 '), t('tour.winner', { name: winner })) : null,
-    h('div', { class: 'tour-cols' },
-      h('div', { class: 'tour-side' },
-        youPanel(ctx),
-        host ? hostPanel(ctx) : null,
-        data.status === 'registering' ? entrantsPanel(ctx) : null),
-      h('div', { class: 'tour-main' },
-        standingsPanel(ctx),
-        roundsPanel(ctx))));
+    tourColumns(
+      [youPanel(ctx), host ? hostPanel(ctx) : null, data.status === 'registering' ? entrantsPanel(ctx) : null],
+      [standingsPanel(ctx), roundsPanel(ctx)]));
+}
+
+/** The personal panels beside standings and rounds; side by side alone before the first round. */
+function tourColumns(side, main) {
+  const shown = main.filter(Boolean);
+  if (!shown.length) return h('div', { class: 'tour-side tour-solo' }, side);
+  return h('div', { class: 'tour-cols' },
+    h('div', { class: 'tour-side' }, side),
+    h('div', { class: 'tour-main' }, shown));
 }
 
 function youPanel({ code, data, entrant, actions }) {

@@ -470,7 +470,9 @@ def test_persian_phone_is_right_to_left_in_one_column(
         assert english not in text, english
 
 
-def test_phone_host_form_and_registration_fit(make_page: Callable[..., Page]) -> None:
+def test_phone_host_form_and_registration_fit(
+    make_page: Callable[..., Page], artifacts: Path
+) -> None:
     page = make_page(
         "phone", viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
     )
@@ -480,6 +482,7 @@ def test_phone_host_form_and_registration_fit(make_page: Callable[..., Page]) ->
     page.get_by_test_id("host-tour-settings").locator("summary").click()
     expect(page.get_by_test_id("tour-set-form")).to_be_visible()
     no_horizontal_scroll(page)
+    page.get_by_test_id("host-tour").screenshot(path=str(artifacts / "tournament-form-phone.png"))
     open_tournament(page, store={"uno.tournament-host." + CODE: {"token": "host-secret"}})
     # The server needs two entrants to start: with one, Start waits.
     expect(page.get_by_test_id("tour-start")).to_be_visible()
