@@ -5,7 +5,7 @@ import { loadSession, forgetSession } from './api.js';
 import { RoomSocket } from './socket.js';
 import { describe } from './events.js';
 import { homeScreen, joinScreen } from './home.js';
-import { tournamentScreen } from './tournament.js';
+import { tournamentScreen, tableIsReady } from './tournament.js';
 import { lobbyScreen } from './lobby.js';
 import { tableScreen, tickTimers, NARROW } from './table.js';
 
@@ -307,6 +307,8 @@ function render() {
   // The tab title tells a player in another tab that it is their turn.
   const mine = S.view?.status === 'playing' && S.view.you && S.view.state?.turn === S.view.you.seat;
   document.title = mine ? `● ${t('table.your_turn')} — ${t('app.title')}` : t('app.title');
+  // Likewise on the tournament page when this entrant's next table is ready.
+  if (S.route.name === 'tournament' && tableIsReady(S.route.code)) document.title = `● ${t('tour.table_ready')} — ${t('app.title')}`;
   let screen;
   switch (screenName()) {
     case 'home': screen = homeScreen(S, actions); break;

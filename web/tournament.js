@@ -208,7 +208,8 @@ function ensurePolling(S, actions, code) {
     if (loop !== mine) return;
     if (S.route.name !== 'tournament' || S.route.code !== code) { loop = null; return; }
     await refresh(actions, code);
-    if (loop === mine) mine.timer = setTimeout(tick, POLL_MS);
+    // A finished tournament changes no more: the page stops asking.
+    if (loop === mine && T.data?.status !== 'finished') mine.timer = setTimeout(tick, POLL_MS);
   };
   mine.refreshNow = () => { clearTimeout(mine.timer); tick(); };
   tick();
@@ -269,6 +270,11 @@ function goToTable(code, actions) {
   });
   actions.navigate(`/r/${encodeURIComponent(room)}`);
   return true;
+}
+
+/** True when /me names a table for this entrant that has not finished (for the tab title). */
+export function tableIsReady(code) {
+  return T.code === code && readyTable(T.data, T.me) != null;
 }
 
 function tablesOf(data) {

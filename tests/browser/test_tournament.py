@@ -328,6 +328,7 @@ def test_entrant_registers_waits_and_goes_to_the_table(
     me_calls = [c for c in fake.calls if c["path"].endswith("/me")]
     assert me_calls and all(c["auth"] == "Bearer entrant-secret" for c in me_calls)
     expect(page.get_by_test_id("live")).to_contain_text("Your table is ready.")
+    expect(page).to_have_title("● Your table is ready. — UNO")
     page.screenshot(path=str(artifacts / "tournament-running.png"), full_page=True)
 
     # Rounds, newest first, with their tables, seats by name, status and results.
@@ -434,6 +435,31 @@ def test_finished_shows_the_winner_and_your_place(make_page: Callable[..., Page]
         ["1Darius210", "2Mikko0"]
     )
     expect(page.get_by_test_id("tour-go")).to_have_count(0)
+
+
+def test_one_poll_loop_across_re_renders_and_none_once_finished(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    fake = FakeTournament(page, running())
+    open_tournament(page, store=ENTRANT_E3)
+    expect(page.get_by_test_id("tour-bye")).to_be_visible()
+    # A language switch re-renders the page; it must not start a second polling loop.
+    for lang in ("fi", "tr", "en"):
+        page.get_by_test_id("lang").select_option(lang)
+    expect(page.get_by_test_id("tour-standings")).to_contain_text("Points")
+    before = fake.count("GET", f"/tournaments/{CODE}")
+    poll(page)
+    page.wait_for_timeout(200)
+    assert fake.count("GET", f"/tournaments/{CODE}") == before + 1
+    fake.data = finished()
+    poll(page)
+    expect(page.get_by_test_id("tour-winner")).to_be_visible()
+    done = fake.count("GET", f"/tournaments/{CODE}")
+    poll(page)
+    poll(page)
+    page.wait_for_timeout(200)
+    assert fake.count("GET", f"/tournaments/{CODE}") == done
 
 
 def test_persian_phone_is_right_to_left_in_one_column(
