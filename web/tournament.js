@@ -91,7 +91,7 @@ export function hostTournamentPanel(actions) {
   const byRounds = radio('rounds', false);
   const target = numberInput('host-tour-target', 500, 50, 10000);
   target.step = '50';
-  const matchRounds = numberInput('host-tour-match-n', 1, 1, 20);
+  const matchRounds = numberInput('host-tour-match-n', 1, 1, 100);
   target.setAttribute('aria-label', t('host.match_target'));
   matchRounds.setAttribute('aria-label', t('host.match_rounds'));
   const bots = h('input', { id: 'host-tour-bots', testid: 'host-tour-bots', type: 'checkbox', checked: true });
@@ -562,6 +562,8 @@ function roundsPanel({ code, data, names, entrant, actions }) {
               h('td', { class: 'num' }, num(x.place)),
               h('td', {}, nameOf(x.entrant_id)),
               h('td', { class: 'num' }, num(x.points ?? 0))))))
-            : h('ul', { class: 'tour-seats', testid: 'table-seats' }, (tb.seats || []).map((id) => h('li', { class: mine(id) ? 'me' : null }, nameOf(id)))));
+            : h('ul', { class: 'tour-seats', testid: 'table-seats' },
+              (tb.seats || []).map((id) => h('li', { class: mine(id) ? 'me' : null }, nameOf(id))),
+              tb.bots > 0 ? h('li', { class: 'bots', testid: 'table-bots' }, '⚙ ', t('tour.bots', { n: tb.bots })) : null));
       })))));
 }

@@ -78,7 +78,15 @@ def running() -> dict[str, Any]:
         },
         {
             "number": 2,
-            "tables": [{"room": "ROOM3", "seats": ["e2", "e3"], "status": "playing", "result": []}],
+            "tables": [
+                {
+                    "room": "ROOM3",
+                    "seats": ["e2", "e3"],
+                    "bots": 1,
+                    "status": "playing",
+                    "result": [],
+                }
+            ],
         },
     ]
     data["standings"] = [
@@ -334,7 +342,9 @@ def test_entrant_registers_waits_and_goes_to_the_table(
     # Rounds, newest first, with their tables, seats by name, status and results.
     round2 = page.get_by_test_id("tour-round-2").get_by_test_id("tour-table-2-1")
     expect(round2.get_by_test_id("table-status")).to_have_text("playing")
-    expect(round2.get_by_test_id("table-seats").locator("li")).to_have_text(["Mikko", "Darius"])
+    expect(round2.get_by_test_id("table-seats").locator("li")).to_have_text(
+        ["Mikko", "Darius", "⚙ bots: 1"]
+    )
     expect(round2.get_by_test_id("table-watch")).to_have_text("Open your table")
     t2 = page.get_by_test_id("tour-table-1-2")
     expect(t2.get_by_test_id("table-status")).to_have_text("finished")

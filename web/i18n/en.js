@@ -307,6 +307,7 @@ export default {
   'tour.table.finished': 'finished',
   'tour.watch': 'Watch',
   'tour.open_table': 'Open your table',
+  'tour.bots': 'bots: {n}',
   'tour.bye': 'You have a bye this round. Waiting for the next round…',
   'tour.full': 'The tournament is full.',
   'tour.advance': '{n} go on per table',

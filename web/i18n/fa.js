@@ -307,6 +307,7 @@ export default {
   'tour.table.finished': 'پایان‌یافته',
   'tour.watch': 'تماشا',
   'tour.open_table': 'باز کردن میز شما',
+  'tour.bots': 'ربات: {n}',
   'tour.bye': 'شما در این دور استراحت دارید. در انتظار دور بعد…',
   'tour.full': 'ظرفیت مسابقات پر است.',
   'tour.advance': '{n} نفر از هر میز صعود می‌کنند',

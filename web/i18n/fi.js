@@ -307,6 +307,7 @@ export default {
   'tour.table.finished': 'päättynyt',
   'tour.watch': 'Katso',
   'tour.open_table': 'Avaa pöytäsi',
+  'tour.bots': 'botteja: {n}',
   'tour.bye': 'Sinulla on vapaakierros. Odotetaan seuraavaa kierrosta…',
   'tour.full': 'Turnaus on täynnä.',
   'tour.advance': '{n} jatkaa pöydästä',

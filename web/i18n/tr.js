@@ -307,6 +307,7 @@ export default {
   'tour.table.finished': 'bitti',
   'tour.watch': 'İzle',
   'tour.open_table': 'Masanı aç',
+  'tour.bots': 'bot: {n}',
   'tour.bye': 'Bu tur bay geçiyorsun. Sonraki tur bekleniyor…',
   'tour.full': 'Turnuva dolu.',
   'tour.advance': 'masa başına {n} kişi tur atlar',
