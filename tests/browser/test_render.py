@@ -375,35 +375,6 @@ def test_tab_title_shows_your_turn(make_page: Callable[..., Page]) -> None:
     expect(page).to_have_title("UNO")
 
 
-def test_tournament_entry_leads_to_the_table(make_page: Callable[..., Page]) -> None:
-    page = make_page()
-    site = FakeSite(page, fv.classic_view(now_ms()))
-    site.routes = {
-        "/api/tournaments/T1": (
-            200,
-            {
-                "status": "running",
-                "standings": [
-                    {"entrant_id": "e1", "name": "Ayşe", "points": 12, "wins": 1, "place": 1}
-                ],
-            },
-        ),
-        "/api/tournaments/T1/entrants": (201, {"entrant_id": "e2", "token": "tour-tok"}),
-        "/api/tournaments/T1/me": (
-            200,
-            {"room": "FAKEROOM", "token": "seat-tok", "status": "running"},
-        ),
-    }
-    page.goto("http://uno.test/t/T1")
-    expect(page.get_by_test_id("tournament-info")).to_contain_text("Ayşe")
-    page.get_by_test_id("tour-name").fill("Mikko")
-    page.get_by_test_id("tour-enter").click()
-    expect(page).to_have_url("http://uno.test/r/FAKEROOM")
-    assert {"name": "Mikko"} in site.requests
-    assert wait_sent(page, site, "hello")["token"] == "seat-tok"
-    expect(page.get_by_test_id("table")).to_be_visible()
-
-
 def test_a_full_room_offers_to_watch(
     make_page: Callable[..., Page], console_errors: ConsoleErrors
 ) -> None:
