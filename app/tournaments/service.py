@@ -271,8 +271,12 @@ class TournamentService:
                 if entrant.entrant_id in spec.seats and table is not None:
                     out["room"] = spec.room
                     out["token"] = table.seat_tokens.get(entrant.entrant_id)
-                    out["player_id"] = table.players.get(entrant.entrant_id)
-                    out["seat"] = spec.seats.index(entrant.entrant_id)
+                    out["player_id"] = player = table.players.get(entrant.entrant_id)
+                    loaded = await self.rooms.store.load(spec.room)
+                    seat = None
+                    if loaded is not None and player is not None:
+                        seat = engine.seat_of(loaded.state, player)
+                    out["seat"] = seat  # None: the entrant left the table's lobby
                     out["table_status"] = table.status
         return out
 
@@ -403,8 +407,6 @@ class TournamentService:
         state = loaded.state
         host = state.host
         if host is None:
-            host = next((i for i, s in enumerate(state.seats) if not s.bot), None)
-        if host is None:
             return "not_host"
         who = Identity(state.seats[host].player_id, "player", host)
         command = Command(kind, "t_" + secrets.token_urlsafe(8), None, action)
@@ -467,7 +469,9 @@ class TournamentService:
                         return POLL_SECONDS
                     state = loaded.state
                     if code_ is not None and state.status == "lobby":
-                        if self._deserted(table, state):
+                        # No match can be dealt: too few seats, no entrant left, or no host
+                        # (the host seat left and nobody connected has taken the role).
+                        if self._deserted(table, state) or state.host is None:
                             await self._forfeit(record, room, state)
                             return None
                         log.warning("a tournament table did not start: %s", code_)

@@ -393,16 +393,24 @@ async def test_a_table_started_changed_does_not_count(server: Harness) -> None:
         assert mine["room"] == table["room"] and mine["token"] != seats[0]["token"]
 
 
-async def test_a_table_deserted_in_the_lobby_is_forfeited(server: Harness) -> None:
+@pytest.mark.parametrize("bots", [False, True])
+async def test_a_table_deserted_in_the_lobby_is_forfeited(server: Harness, bots: bool) -> None:
+    """The host seat leaves the lobby and the other entrant never shows: with no bots one seat
+    is left; with a bot there are two seats but no host. Either way the table cannot start
+    and is forfeited once the grace period is over."""
     h = server
-    created = await create(h, grace_seconds=0.5)
+    created = await create(h, grace_seconds=0.5, table_size=3 if bots else 2, fill_with_bots=bots)
     code = created["tournament"]
-    stays, leaves = [await register(h, code, name) for name in ("Stays", "Leaves")]
+    entrants = [await register(h, code, name) for name in ("One", "Two")]
     response = await h.http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
     assert response.status_code == 200
-    mine = await seat_of(h, code, leaves)
+    seats = {e["entrant_id"]: await seat_of(h, code, e) for e in entrants}
+    leaves = next(e for e in entrants if seats[e["entrant_id"]]["seat"] == 0)
+    stays = next(e for e in entrants if e is not leaves)
+    mine = seats[leaves["entrant_id"]]
     client = await h.connect(mine["room"], mine["token"])
     assert (await client.act("leave"))["type"] == "ack"
+    assert (await me(h, code, leaves["token"]))["seat"] is None
     for _ in range(60):
         body = await get(h, code)
         if body["status"] == "finished":
@@ -415,3 +423,4 @@ async def test_a_table_deserted_in_the_lobby_is_forfeited(server: Harness) -> No
         {"entrant_id": stays["entrant_id"], "points": 1, "place": 1},
         {"entrant_id": leaves["entrant_id"], "points": 0, "place": 2},
     ]
+    assert (await h.summary(table["room"]))["status"] == "lobby"
