@@ -47,6 +47,7 @@ DEFAULT_GRACE_SECONDS = 60.0
 MAX_GRACE_SECONDS = 600.0
 POLL_SECONDS = 5.0  # a watcher looks at its room at least this often, notices or not
 RESULT_SCORE = 10000  # the target under match: {"rounds": N}, so that the rounds decide
+SWEEP_EVERY_MS = 600_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ class TournamentService:
         self.clock = clock
         self._locks: dict[str, asyncio.Lock] = {}
         self._watchers: set[asyncio.Task[None]] = set()
+        self._swept_at = 0
 
     async def stop(self) -> None:
         tasks = list(self._watchers)
@@ -107,7 +109,28 @@ class TournamentService:
 
     # --- HTTP -------------------------------------------------------------------------------
 
+    async def sweep(self) -> int:
+        """Forget tournaments not running (registering or finished) that nothing has changed
+        for the rooms' `room_idle_seconds`. Running ones stay while their tables play."""
+        cutoff = self.clock() - self.rooms.config.room_idle_seconds * 1000
+        forgotten = 0
+        for code in await self.store.codes():
+            async with self._lock(code):
+                record = await self.store.load(code)
+                if record is None or record.status == "running":
+                    continue
+                if max(record.touched_at, record.created_at) < cutoff:
+                    await self.store.delete(code)
+                    self._locks.pop(code, None)
+                    forgotten += 1
+        if forgotten:
+            log.info("forgot %d idle tournaments", forgotten)
+        return forgotten
+
     async def create(self, body: Mapping[str, Any]) -> CreatedTournament:
+        if self.clock() - self._swept_at >= SWEEP_EVERY_MS:  # now and then, on the way
+            self._swept_at = self.clock()
+            await self.sweep()
         name = _clean(body.get("name"), NAME_MAX, "name")
         host_name = _clean(body.get("host_name"), ENTRANT_NAME_MAX, "host_name")
         table_size = _int(body.get("table_size"), 2, 10, "table_size")
@@ -186,6 +209,10 @@ class TournamentService:
             return {"rounds": rounds}, settings
         raise RoomError("bad_request", 'match must be {"target_score": N} or {"rounds": N}', 400)
 
+    async def _save(self, record: TournamentRecord) -> None:
+        record.touched_at = self.clock()
+        await self.store.save(record)
+
     async def _load(self, code: str) -> TournamentRecord:
         record = await self.store.load(code) if 0 < len(code) <= 64 else None
         if record is None:
@@ -218,7 +245,7 @@ class TournamentService:
             token = secrets.token_urlsafe(32)
             entrant_id = "e_" + secrets.token_urlsafe(9)
             record.entrants[entrant_id] = EntrantRecord(entrant_id, name, token_digest(token))
-            await self.store.save(record)
+            await self._save(record)
         return Registered(entrant_id, token)
 
     async def remove(self, code: str, entrant_id: str, authorization: str | None) -> None:
@@ -230,7 +257,7 @@ class TournamentService:
             if record.status != "registering":
                 raise RoomError("already_started", "the tournament has started", 409)
             del record.entrants[entrant_id]
-            await self.store.save(record)
+            await self._save(record)
 
     async def start(self, code: str, authorization: str | None) -> dict[str, Any]:
         async with self._lock(code):
@@ -242,7 +269,7 @@ class TournamentService:
                 raise RoomError("not_enough_entrants", "at least 2 entrants are needed", 409)
             record.status = "running"
             await self._next_round(record)
-            await self.store.save(record)
+            await self._save(record)
             return self._public(record)
 
     async def public(self, code: str) -> dict[str, Any]:
@@ -452,7 +479,7 @@ class TournamentService:
             if loaded is None:
                 log.warning("a tournament table's room is gone")
                 record.error = "a table's room was lost"
-                await self.store.save(record)
+                await self._save(record)
                 return None
             state = loaded.state
             now = self.clock()
@@ -481,11 +508,11 @@ class TournamentService:
                     # back: that match does not count; the table starts over in a new room.
                     log.warning("a tournament table was started changed; opening it again")
                     await self._reopen(record, room)
-                    await self.store.save(record)
+                    await self._save(record)
                     return None
                 table.status = "playing"
                 table.match_id = state.match_id
-                await self.store.save(record)
+                await self._save(record)
             if table.match_id is None:
                 return POLL_SECONDS
             if state.status != "match_over" and state.match_id == table.match_id:
@@ -496,7 +523,7 @@ class TournamentService:
             self._finish_table(record, room, match)
             if record.status == "running" and record.rounds[-1].finished:
                 await self._next_round(record)
-            await self.store.save(record)
+            await self._save(record)
             return None
 
     @staticmethod
@@ -543,7 +570,7 @@ class TournamentService:
         table.status = "finished"
         if record.status == "running" and record.rounds[-1].finished:
             await self._next_round(record)
-        await self.store.save(record)
+        await self._save(record)
 
     async def _keep_lobby(self, record: TournamentRecord, table: TableRecord) -> None:
         """Undo what the table's host seat (an entrant) may have changed in the lobby: the

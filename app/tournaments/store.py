@@ -49,6 +49,7 @@ class TournamentRecord:
     settings: dict[str, Any]  # the validated room settings of every table (wire form)
     grace_seconds: float
     created_at: int
+    touched_at: int = 0  # ms: the last registration, removal, start or table result
     status: str = "registering"  # registering | running | finished
     entrants: dict[str, EntrantRecord] = field(default_factory=dict)  # registration order
     rounds: list[RoundSpec] = field(default_factory=list)
@@ -67,6 +68,8 @@ class TournamentStore(Protocol):
     async def save(self, record: TournamentRecord) -> None: ...
 
     async def codes(self) -> list[str]: ...
+
+    async def delete(self, code: str) -> None: ...
 
 
 class MemoryTournamentStore:
@@ -87,3 +90,6 @@ class MemoryTournamentStore:
 
     async def codes(self) -> list[str]:
         return list(self._records)
+
+    async def delete(self, code: str) -> None:
+        self._records.pop(code, None)
