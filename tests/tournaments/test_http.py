@@ -424,3 +424,25 @@ async def test_a_table_deserted_in_the_lobby_is_forfeited(server: Harness, bots:
         {"entrant_id": leaves["entrant_id"], "points": 0, "place": 2},
     ]
     assert (await h.summary(table["room"]))["status"] == "lobby"
+
+
+async def test_an_absent_entrant_is_played_by_a_bot_to_the_end(server: Harness) -> None:
+    """Nobody waits for a no-show: its first turn times out (turn_seconds 5, afk_timeouts 1)
+    and the room's AFK bot plays its seat; the tournament ends with a result for it."""
+    h = server
+    created = await create(
+        h, grace_seconds=0, table_size=3, fill_with_bots=True,
+        settings={**FAST, "afk_timeouts": 1},
+    )  # fmt: skip
+    code = created["tournament"]
+    here, away = [await register(h, code, name) for name in ("Here", "Away")]
+    response = await h.http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
+    assert response.status_code == 200
+    body = await run_to_the_end(h, code, [here])
+    (table,) = body["rounds"][0]["tables"]
+    assert {r["entrant_id"] for r in table["result"]} == {here["entrant_id"], away["entrant_id"]}
+    assert body["winner"] in (here["entrant_id"], away["entrant_id"])
+    await check_against_matches(h, body)
+    seats = (await h.summary(table["room"]))["seats"]
+    absent = next(s for s in seats if s["name"] == "Away")
+    assert absent["connected"] is False
