@@ -454,7 +454,11 @@ class TournamentService:
                 try:
                     while True:
                         wake.clear()
-                        wait = await self._step(code, room)
+                        try:
+                            wait = await self._step(code, room)
+                        except Exception:  # a database outage, a bug: look again later
+                            log.exception("tournament table step failed")
+                            wait = POLL_SECONDS
                         if wait is None:
                             return
                         with contextlib.suppress(TimeoutError):
@@ -465,7 +469,7 @@ class TournamentService:
                         await pumping
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception:  # the subscription itself failed
             log.exception("tournament table watcher failed")
 
     async def _step(self, code: str, room: str) -> float | None:
@@ -534,10 +538,12 @@ class TournamentService:
 
     async def _reopen(self, record: TournamentRecord, room: str) -> None:
         spec = next(s for rnd in record.rounds for s in rnd.tables if s.room == room)
-        del record.tables[room]
         # The next entrant holds the new room's host seat, so one cannot stall the table.
-        spec.seats = spec.seats[1:] + spec.seats[:1]
-        self._open_watched(record, spec, await self._open_table(record, spec.seats))
+        seats = spec.seats[1:] + spec.seats[:1]
+        table = await self._open_table(record, seats)  # raises: the old table stays watched
+        del record.tables[room]
+        spec.seats = seats
+        self._open_watched(record, spec, table)
 
     def _open_watched(
         self, record: TournamentRecord, spec: core.TableSpec, table: TableRecord
