@@ -446,3 +446,18 @@ async def test_an_absent_entrant_is_played_by_a_bot_to_the_end(server: Harness) 
     seats = (await h.summary(table["room"]))["seats"]
     absent = next(s for s in seats if s["name"] == "Away")
     assert absent["connected"] is False
+
+
+async def test_results_read_from_the_sqlite_match_record(tmp_path: Any) -> None:
+    """The same flow on the embedded default recorder (SQLite with its journal): a table's
+    match is readable as finished as soon as the room announces its end."""
+    config = server_settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/matches.db")
+    async with running_server(config) as h:
+        created = await create(h, table_size=3, fill_with_bots=True, grace_seconds=5)
+        code = created["tournament"]
+        entrants = [await register(h, code, name) for name in ("Ana", "Bo", "Cem")]
+        headers = bearer(created["token"])
+        assert (await h.http.post(f"/api/tournaments/{code}/start", headers=headers)).is_success
+        body = await run_to_the_end(h, code, entrants)
+        await check_against_matches(h, body)
+        assert h.auditor.problems == []
