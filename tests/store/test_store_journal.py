@@ -196,3 +196,29 @@ def test_the_journal_files_are_private(tmp_path: Path) -> None:
         await journal.close(released=True)
 
     asyncio.run(make())
+
+
+async def test_with_the_database_up_journaled_rounds_skip_the_outbox(database: Database) -> None:
+    records = match_rounds([(5, 0, 0), (0, 6, 0), (0, 0, 7)])
+    recorder = database.recorder()
+    await recorder.start()
+    for r in records:
+        await recorder.round_completed(r)
+    await wait_until_delivered(recorder)
+    assert await count_rows(recorder, Round, "match-1") == len(records)
+    with sqlite3.connect(recorder.outbox.path) as conn:  # AUTOINCREMENT remembers any insert
+        used = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchall()
+    assert used == []
+
+
+async def test_the_delivery_waits_until_the_round_ends_move_is_out(database: Database) -> None:
+    """Woken at once, the delivery would run before the move's own events and ack went out."""
+    (record,) = match_rounds([(9, 0, 0)])
+    recorder = database.recorder()
+    await recorder.start()
+    await recorder.round_completed(record)
+    for _ in range(20):  # what the room does next: commit, publish, the sockets' sends
+        await asyncio.sleep(0)
+    assert recorder.outbox_size() == 1  # still only in the journal
+    await wait_until_delivered(recorder)
+    assert await count_rows(recorder, Round, "match-1") == 1

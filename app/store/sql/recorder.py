@@ -2,9 +2,11 @@
 
 By default (write-behind) `round_completed` copies the encoded round into the journal, a
 memory-mapped file (journal.py: no system call, a few microseconds, durable against the process
-dying), and returns; a background task then moves journaled rounds into the outbox (a SQLite
-file, outbox.py) and delivers the outbox until the database takes each round. When the journal
-cannot take a round (no segment ready) the round is appended to the outbox directly.
+dying), and returns; a few milliseconds later (after the move's own events went out) a
+background task writes journaled rounds to the database, or, while the database fails or older
+rounds wait, moves them into the outbox (a SQLite file, outbox.py), which it delivers until the
+database takes each round. When the journal cannot take a round (no segment ready) the round
+is appended to the outbox directly.
 With `write_behind=False` it tries the database first with a short timeout and uses the journal
 only when that fails (or older rounds still wait, so that rounds reach the database in order).
 Delivery is idempotent on (match_id, number), so a write that timed out but did commit, or a
@@ -51,6 +53,7 @@ RETRY_MAX_S = 5.0
 KNOWN_MATCHES_MAX = 10_000
 MAX_REJECTIONS = 5
 CLOSE_GRACE_S = 3.0  # how long close() may deliver the outbox, and let timed-out writes end
+DELIVERY_DELAY_S = 0.01  # from a round end to its delivery: after the move's fan-out
 
 
 class SqlRecorder:
@@ -75,6 +78,7 @@ class SqlRecorder:
         # Journaled rounds not yet in the outbox, oldest first, with their encoded bodies.
         self._journaled: deque[tuple[RoundRecord, bytes, Ticket]] = deque()
         self._draining = asyncio.Lock()
+        self._wake_planned = False
         self.write_timeout = write_timeout
         self.read_timeout = read_timeout
         self._migrate = migrate
@@ -219,15 +223,28 @@ class SqlRecorder:
                 )
         body = encode(record)
         ticket = self.journal.append(body) if self.journal is not None else None
-        if ticket is not None:  # durable now; into the outbox right behind this move
+        if ticket is not None:  # durable now; to the database right behind this move
             self._journaled.append((record, body, ticket))
-            self._wake.set()
+            self._wake_after_this_move()
             return
         try:
             self.outbox.append(record, body)  # on the event loop: no await before it is durable
         except sqlite3.Error as exc:  # the file stayed locked: wait for it off the loop
             log.warning("outbox busy (%s); appending from a worker thread", _kind(exc))
             await self.outbox.put(record)
+        self._wake_after_this_move()
+
+    def _wake_after_this_move(self) -> None:
+        """Wake the delivery a moment later, not now: woken now, it would run before the round
+        end's own events and ack go out (it was scheduled first), adding its database work to
+        the very move players wait for."""
+        if self._wake_planned or self._wake.is_set():
+            return
+        self._wake_planned = True
+        asyncio.get_running_loop().call_later(DELIVERY_DELAY_S, self._planned_wake)
+
+    def _planned_wake(self) -> None:
+        self._wake_planned = False
         self._wake.set()
 
     async def member_added(self, member: MemberRecord) -> None:
@@ -371,20 +388,44 @@ class SqlRecorder:
         self._known_matches.add(match_id)
 
     async def settle_journal(self) -> None:
-        """Hand the journaled rounds to the outbox now rather than right behind the move."""
+        """Hand the journaled rounds on now rather than right behind the move."""
         await self._drain_journal()
 
     async def _drain_journal(self) -> None:
-        """Move the journaled rounds into the outbox (one transaction), then release them from
-        the journal: a crash in between replays them, which the outbox's key makes harmless."""
+        """Hand the journaled rounds on, then release them from the journal: straight to the
+        database while it answers and nothing older waits in the outbox, else into the outbox
+        (one transaction). A crash in between replays them, which the idempotent keys of the
+        outbox and the database make harmless."""
         async with self._draining:  # one hand-over at a time: each pops what it handed over
             while self._journaled:
                 batch = list(self._journaled)
-                await self.outbox.put_many([(record, body) for record, body, _ in batch])
+                stored = await self._store_directly([record for record, _, _ in batch])
+                rest = batch[stored:]
+                if rest:
+                    await self.outbox.put_many([(record, body) for record, body, _ in rest])
                 for _ in batch:  # rounds journaled meanwhile stay for the next pass
                     self._journaled.popleft()
                 if self.journal is not None:
                     await self.journal.release(batch[-1][2])
+
+    async def _store_directly(self, records: list[RoundRecord]) -> int:
+        """How many of `records` (from the first) the database took; stops at the first failure
+        (the rest then goes to the outbox, which retries in order)."""
+        if not self._migrated or not self._database_ok or len(self.outbox):
+            return 0
+        for stored, record in enumerate(records):
+            try:
+                await self._timed(self._write_round(record))
+            except Exception as exc:
+                self._database_ok = False
+                log.warning(
+                    "round %d of match %s goes to the outbox (%s)",
+                    record.number,
+                    record.match_id,
+                    _kind(exc),
+                )
+                return stored
+        return len(records)
 
     async def _deliver_forever(self) -> None:
         delay = RETRY_MIN_S
@@ -394,7 +435,7 @@ class SqlRecorder:
             try:
                 await self._drain_journal()  # first, and whatever the database's state
             except Exception as exc:
-                log.warning("journal not handed to the outbox (%s)", _kind(exc))
+                log.warning("journal not handed on (%s)", _kind(exc))
             try:
                 await self._ensure_migrated()
                 await self._deliver_outbox()
