@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest migrate bench-engine bench clean native pure
+.PHONY: run test lint typecheck pytest migrate bench-engine bench-persistence bench-latency bench clean native pure
 
 # The rules engine compiled with mypyc (about twice as fast; docs/performance.md). Python
 # imports the extension modules in place of the sources; any change to an engine source
@@ -66,7 +66,14 @@ bench-engine: $(STAMP) $(NATIVE)
 	$(PY) bench/engine.py
 	$(PY) bench/engine.py --pure
 
-bench: bench-engine
+# Persistence on versus off: the room path in process, then moves end to end over WebSockets.
+bench-persistence: $(STAMP) $(NATIVE)
+	$(PY) bench/persistence.py --matches 8
+
+bench-latency: $(STAMP) $(NATIVE)
+	$(PY) bench/move_latency.py --control
+
+bench: bench-engine bench-persistence bench-latency
 
 clean: pure
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
