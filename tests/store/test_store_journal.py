@@ -12,6 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import app.store.sql.recorder as recorder_module
 from app.store.sql.journal import Journal, read_entries
 from app.store.sql.migrate import REPO_ROOT
 from app.store.sql.models import Round, RoundPlayer
@@ -222,3 +225,23 @@ async def test_the_delivery_waits_until_the_round_ends_move_is_out(database: Dat
     assert recorder.outbox_size() == 1  # still only in the journal
     await wait_until_delivered(recorder)
     assert await count_rows(recorder, Round, "match-1") == 1
+
+
+async def test_a_running_process_adopts_the_journal_of_a_sibling_that_died(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recorder_module, "ORPHAN_SCAN_S", 0.1)
+    records = match_rounds([(3, 0, 0), (0, 4, 0)])
+    survivor = database.recorder()
+    await survivor.start()
+    # a sibling sharing the data folder journals two rounds, then dies before handing them on
+    sibling = Journal(journal_directory(survivor.outbox.path), SMALL)
+    await sibling.open()
+    for r in records:
+        assert sibling.append(encode(r)) is not None
+    await sibling.close(released=False)  # its flock is gone, as when the process dies
+    async with asyncio.timeout(10):
+        while await count_rows(survivor, Round, "match-1") < len(records):
+            await asyncio.sleep(0.05)
+    assert await survivor.get_match("match-1") == expected_body(records, finished=False)
+    assert not any(p.name.startswith(sibling.owner) for p in segments(sibling.directory))

@@ -54,6 +54,7 @@ KNOWN_MATCHES_MAX = 10_000
 MAX_REJECTIONS = 5
 CLOSE_GRACE_S = 3.0  # how long close() may deliver the outbox, and let timed-out writes end
 DELIVERY_DELAY_S = 0.01  # from a round end to its delivery: after the move's fan-out
+ORPHAN_SCAN_S = 30.0  # how often an idle delivery looks for journals no live process holds
 
 
 class SqlRecorder:
@@ -129,24 +130,29 @@ class SqlRecorder:
         if self.journal is None:
             return
         try:
-            orphans = await self.journal.recover()
-            entries = []
-            for orphan in orphans:
-                for payload in orphan.payloads:
-                    try:
-                        entries.append((record_from_json(json.loads(payload)), payload))
-                    except Exception as exc:  # a CRC-valid entry that is not a round record
-                        log.error("journal: unreadable entry in %s (%s)", orphan.path, _kind(exc))
-            if entries:
-                await self.outbox.put_many(entries)
-                log.info(
-                    "journal: %d rounds recovered from %d segments", len(entries), len(orphans)
-                )
-            await self.journal.discard(orphans)
+            await self._adopt_orphans()
             await self.journal.open()
         except OSError as exc:
             log.warning("journal unavailable (%s); round ends append to the outbox", _kind(exc))
             self.journal = None
+
+    async def _adopt_orphans(self) -> None:
+        """Move the rounds of journal segments no live process holds into the outbox (a process
+        sharing the data folder died, or closed before it could hand them on)."""
+        if self.journal is None:
+            return
+        orphans = await self.journal.recover()
+        entries = []
+        for orphan in orphans:
+            for payload in orphan.payloads:
+                try:
+                    entries.append((record_from_json(json.loads(payload)), payload))
+                except Exception as exc:  # a CRC-valid entry that is not a round record
+                    log.error("journal: unreadable entry in %s (%s)", orphan.path, _kind(exc))
+        if entries:
+            await self.outbox.put_many(entries)
+            log.info("journal: %d rounds recovered from %d segments", len(entries), len(orphans))
+        await self.journal.discard(orphans)
 
     async def close(self) -> None:
         for task in (self._delivery, self._member_delivery):
@@ -430,7 +436,15 @@ class SqlRecorder:
     async def _deliver_forever(self) -> None:
         delay = RETRY_MIN_S
         while True:
-            await self._wake.wait()
+            try:
+                await asyncio.wait_for(self._wake.wait(), ORPHAN_SCAN_S)
+            except TimeoutError:  # quiet for a while: look for a dead sibling's journal
+                try:
+                    await self._adopt_orphans()
+                except Exception as exc:
+                    log.warning("journal segments not adopted (%s)", _kind(exc))
+                if not len(self.outbox):
+                    continue
             self._wake.clear()
             try:
                 await self._drain_journal()  # first, and whatever the database's state
