@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from sqlalchemy import Table, update
+from sqlalchemy import Table, bindparam, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.store.recorder import MemberRecord, PlayerRecord, RoundRecord
@@ -125,6 +127,56 @@ async def ensure_match(
         )
 
 
+class _RoundStatements:
+    """store_round's statements, built and compiled once per dialect and then only executed with
+    new parameters: built per round, they cost a few ms of CPU on the event loop (statement
+    construction, and a compile whenever the cache key differs)."""
+
+    def __init__(self, dialect: str) -> None:
+        insert = _INSERTS[dialect]
+        self.round = (
+            insert(ROUNDS)
+            .on_conflict_do_nothing(index_elements=[ROUNDS.c.match_id, ROUNDS.c.number])
+            .returning(ROUNDS.c.number)
+        )
+        self.players = ROUND_PLAYERS.insert()
+        scores = insert(MATCH_SCORES)
+        # Totals move only forward: a late older round (from the outbox) never rolls them back.
+        self.scores = scores.on_conflict_do_update(
+            index_elements=[MATCH_SCORES.c.match_id, MATCH_SCORES.c.seat],
+            set_={"score": scores.excluded.score, "through_round": scores.excluded.through_round},
+            where=MATCH_SCORES.c.through_round < scores.excluded.through_round,
+        )
+        snapshot = insert(ROOM_SNAPSHOTS)
+        self.snapshot = snapshot.on_conflict_do_update(
+            index_elements=[ROOM_SNAPSHOTS.c.room],
+            set_={
+                "match_id": snapshot.excluded.match_id,
+                "number": snapshot.excluded.number,
+                "ended_at": snapshot.excluded.ended_at,
+                "snapshot": snapshot.excluded.snapshot,
+            },
+            where=ROOM_SNAPSHOTS.c.ended_at <= snapshot.excluded.ended_at,
+        )
+        self.finish = (
+            update(MATCHES)
+            .where(MATCHES.c.id == bindparam("the_match"), MATCHES.c.status != "finished")
+            .values(
+                status="finished", ended_at=bindparam("the_end"), winner=bindparam("the_winner")
+            )
+        )
+
+
+_INSERTS: dict[str, Any] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+
+@functools.cache
+def _round_statements(dialect: str) -> _RoundStatements:
+    if dialect not in _INSERTS:
+        raise NotImplementedError(f"unsupported database dialect: {dialect}")
+    return _RoundStatements(dialect)
+
+
 async def store_round(conn: AsyncConnection, r: RoundRecord, *, match_exists: bool) -> bool:
     """Store a completed round in the caller's transaction; False when it was already stored.
 
@@ -134,26 +186,25 @@ async def store_round(conn: AsyncConnection, r: RoundRecord, *, match_exists: bo
     """
     if not match_exists:
         await ensure_match(conn, r.match_id, r.room, r.settings, r.players, r.started_at)
+    sql = _round_statements(conn.dialect.name)
     inserted = await conn.execute(
-        insert_for(conn, ROUNDS)
-        .values(
-            match_id=r.match_id,
-            number=r.number,
-            winner=r.winner,
-            reason=r.reason,
-            started_at=r.started_at,
-            ended_at=r.ended_at,
-            duration_ms=max(0, r.ended_at - r.started_at),
-        )
-        .on_conflict_do_nothing(index_elements=[ROUNDS.c.match_id, ROUNDS.c.number])
-        .returning(ROUNDS.c.number)
+        sql.round,
+        {
+            "match_id": r.match_id,
+            "number": r.number,
+            "winner": r.winner,
+            "reason": r.reason,
+            "started_at": r.started_at,
+            "ended_at": r.ended_at,
+            "duration_ms": max(0, r.ended_at - r.started_at),
+        },
     )
     if inserted.first() is None:
         if r.match_over:  # a repeat that adds the match's end (the room learned it late)
             await _finish_match(conn, r)
         return False
     await conn.execute(
-        ROUND_PLAYERS.insert(),
+        sql.players,
         [
             {
                 "match_id": r.match_id,
@@ -166,26 +217,9 @@ async def store_round(conn: AsyncConnection, r: RoundRecord, *, match_exists: bo
             for seat in range(len(r.points))
         ],
     )
-    await _raise_scores(conn, r)
-    if r.match_over:
-        await _finish_match(conn, r)
-    if r.snapshot is not None:
-        await _keep_latest_snapshot(conn, r)
-    return True
-
-
-async def _finish_match(conn: AsyncConnection, r: RoundRecord) -> None:
-    await conn.execute(
-        update(MATCHES)
-        .where(MATCHES.c.id == r.match_id, MATCHES.c.status != "finished")
-        .values(status="finished", ended_at=r.ended_at, winner=r.match_winner)
-    )
-
-
-async def _raise_scores(conn: AsyncConnection, r: RoundRecord) -> None:
-    """Totals move only forward: a late older round (from the outbox) never rolls them back."""
     seat_player = {p.seat: p.player_id for p in r.players}
-    stmt = insert_for(conn, MATCH_SCORES).values(
+    await conn.execute(
+        sql.scores,
         [
             {
                 "match_id": r.match_id,
@@ -195,30 +229,26 @@ async def _raise_scores(conn: AsyncConnection, r: RoundRecord) -> None:
                 "through_round": r.number,
             }
             for seat, score in enumerate(r.scores)
-        ]
+        ],
     )
-    await conn.execute(
-        stmt.on_conflict_do_update(
-            index_elements=[MATCH_SCORES.c.match_id, MATCH_SCORES.c.seat],
-            set_={"score": stmt.excluded.score, "through_round": stmt.excluded.through_round},
-            where=MATCH_SCORES.c.through_round < stmt.excluded.through_round,
-        )
-    )
-
-
-async def _keep_latest_snapshot(conn: AsyncConnection, r: RoundRecord) -> None:
-    stmt = insert_for(conn, ROOM_SNAPSHOTS).values(
-        room=r.room, match_id=r.match_id, number=r.number, ended_at=r.ended_at, snapshot=r.snapshot
-    )
-    await conn.execute(
-        stmt.on_conflict_do_update(
-            index_elements=[ROOM_SNAPSHOTS.c.room],
-            set_={
-                "match_id": stmt.excluded.match_id,
-                "number": stmt.excluded.number,
-                "ended_at": stmt.excluded.ended_at,
-                "snapshot": stmt.excluded.snapshot,
+    if r.match_over:
+        await _finish_match(conn, r)
+    if r.snapshot is not None:
+        await conn.execute(
+            sql.snapshot,
+            {
+                "room": r.room,
+                "match_id": r.match_id,
+                "number": r.number,
+                "ended_at": r.ended_at,
+                "snapshot": r.snapshot,
             },
-            where=ROOM_SNAPSHOTS.c.ended_at <= stmt.excluded.ended_at,
         )
+    return True
+
+
+async def _finish_match(conn: AsyncConnection, r: RoundRecord) -> None:
+    await conn.execute(
+        _round_statements(conn.dialect.name).finish,
+        {"the_match": r.match_id, "the_end": r.ended_at, "the_winner": r.match_winner},
     )
