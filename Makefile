@@ -73,7 +73,11 @@ bench-persistence: $(STAMP) $(NATIVE)
 bench-latency: $(STAMP) $(NATIVE)
 	$(PY) bench/move_latency.py --control
 
-bench: bench-engine bench-persistence bench-latency
+# Many rooms at once on one server, against a bare websockets fan-out baseline (about 70 s).
+bench-load: $(STAMP) $(NATIVE)
+	$(PY) bench/load.py
+
+bench: bench-engine bench-persistence bench-latency bench-load
 
 clean: pure
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
