@@ -72,6 +72,14 @@ def proc_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def machine_cpu_seconds() -> tuple[float, float]:
+    """CPU seconds of the whole machine (all CPUs) busy, and stolen by the hypervisor."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    # user nice system idle iowait irq softirq steal guest guest_nice (guests are in user)
+    busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6]
+    return busy / TICKS, fields[7] / TICKS
+
+
 def proc_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -445,6 +453,8 @@ class Window:
     server_cpu: float  # percent of one CPU
     rss_mb: float
     client_cpu: float
+    other_cpu: float  # the rest of the machine: busy CPU not spent by the server or client
+    steal: float  # percent of one CPU taken by the hypervisor
 
     @property
     def moves_per_s(self) -> float:
@@ -492,8 +502,10 @@ async def measure(server: Server, rooms: int, args: argparse.Namespace, window: 
         before = counters.snapshot()
         errors_before = sum(counters.errors.values())
         cpu0, client0, t0 = proc_cpu_seconds(server.proc.pid), time.process_time(), time.monotonic()
+        busy0, steal0 = machine_cpu_seconds()
         await asyncio.sleep(window)
         cpu1, client1, t1 = proc_cpu_seconds(server.proc.pid), time.process_time(), time.monotonic()
+        busy1, steal1 = machine_cpu_seconds()
         after = counters.snapshot()
         counters.recording = False
         latencies = counters.latencies_ns
@@ -526,6 +538,8 @@ async def measure(server: Server, rooms: int, args: argparse.Namespace, window: 
         100 * (cpu1 - cpu0) / elapsed,
         rss,
         100 * (client1 - client0) / elapsed,
+        100 * max(0.0, (busy1 - busy0) - (cpu1 - cpu0) - (client1 - client0)) / elapsed,
+        100 * (steal1 - steal0) / elapsed,
     )
 
 
@@ -633,6 +647,8 @@ def table(results: list[Window]) -> list[dict[str, str]]:
                 "server CPU%": f"{w.server_cpu:.0f}",
                 "RSS MB": f"{w.rss_mb:.0f}",
                 "client CPU%": f"{w.client_cpu:.0f}",
+                "other CPU%": f"{w.other_cpu:.0f}",
+                "steal%": f"{w.steal:.0f}",
                 "bound": "+".join(bound) or "-",
                 "errors": str(w.errors),
                 "moves/s ÷ base": f"{w.moves_per_s / b.moves_per_s:.2f}" if uno and b else "",
@@ -645,8 +661,10 @@ def table(results: list[Window]) -> list[dict[str, str]]:
 NOTE = (
     "moves/s: acked moves (the baseline: acked requests); frames/s and KB/s: received by the "
     "client's sockets; p50/p99: command to ack; CPU%: of one CPU during the window; bound: a "
-    "process at 85% or more of a CPU (client = this Python client, then the UNO/baseline ratio "
-    "understates the server's headroom); ÷ base: over the baseline at the same number of rooms."
+    "process at 85% or more of a CPU (client: this Python client is the limit, and that row "
+    "shows what it drives, not what its server could take); other: the machine's busy CPU not "
+    "spent by the server or the client (other work, the kernel); steal: taken by the "
+    "hypervisor; ÷ base: over the baseline at the same number of rooms."
 )
 
 
