@@ -7,7 +7,9 @@ the sender. This is the shape of a move on the UNO server (its events to every s
 ack to the mover), without the engine, the views or the JSON encoding of a state: what is left
 is the WebSocket I/O and the loop in Python, on the same `websockets` library and asyncio.
 
-Usage: python bench/baseline_ws.py --port P (prints "ready" once it listens)
+It runs on uvloop, like uvicorn when uvloop is installed (`--asyncio` for the standard loop).
+
+Usage: python bench/baseline_ws.py --port P [--asyncio] (prints "ready" once it listens)
 """
 
 from __future__ import annotations
@@ -68,5 +70,14 @@ async def main(port: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument(
+        "--asyncio", action="store_true", help="the standard event loop, not uvloop"
+    )
+    args = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main(parser.parse_args().port))
+        if args.asyncio:
+            asyncio.run(main(args.port))
+        else:  # the loop uvicorn picks when uvloop is installed, as for the UNO server
+            import uvloop
+
+            uvloop.run(main(args.port))

@@ -5,7 +5,9 @@ DATABASE_URL=memory:// (`--sqlite` adds a second one recording matches in a SQLi
 rate limit lifted, no test hook (no bot: every seat is a human driven by this client).
 Baseline, started in the same run: bench/baseline_ws.py, a bare `websockets` fan-out server
 (asyncio, no game): a request frame makes it send N frames of B characters to each of the 3
-sockets of a "room", then an ack to the sender.
+sockets of a "room", then an ack to the sender. Both servers run on uvloop (uvicorn picks it
+when it is installed; the header checks what each process mapped), and so does this client
+unless --client-loop asyncio.
 
 Load: rooms of 3 human seats, one WebSocket per seat with a reader task, each room played as
 fast as its views allow (one command in flight per room: wait until every seat has the room's
@@ -350,15 +352,18 @@ class Server:
         if self.proc is not None and self.proc.poll() is not None:
             raise BenchError(f"{self.name}: the server exited with code {self.proc.returncode}")
 
-    def engine_build(self) -> str:
-        if self.kind != "uno" or self.proc is None:
-            return ""
+    def build(self) -> str:
+        """The event loop the process mapped (uvloop or asyncio) and, for UNO, the engine's
+        build (native: the mypyc-compiled modules)."""
         try:
-            maps = Path(f"/proc/{self.proc.pid}/maps").read_text()
+            lines = Path(f"/proc/{self.proc.pid if self.proc else 0}/maps").read_text().split("\n")
         except OSError:
-            return "unknown"
-        compiled = any("/app/engine/" in line and line.endswith(".so") for line in maps.split("\n"))
-        return "native" if compiled else "pure"
+            return f"{self.name}: unknown"
+        loop = "uvloop" if any("/uvloop/" in line for line in lines) else "asyncio"
+        if self.kind != "uno":
+            return f"{self.name}: {loop}"
+        compiled = any("/app/engine/" in line and line.endswith(".so") for line in lines)
+        return f"{self.name}: {loop}, engine {'native' if compiled else 'pure'}"
 
     async def add_room(self, index: int, seed: int) -> None:
         room = Room(self, random.Random(seed * 1_000_003 + index))
@@ -574,7 +579,8 @@ async def run(args: argparse.Namespace, work: Path) -> tuple[list[Window], list[
     try:
         async with asyncio.timeout(args.max_seconds + 60):  # a stuck server, not slow steps
             await asyncio.gather(*(s.launch() for s in servers))
-            notes.append(f"engine {unos[0].engine_build()}")
+            await asyncio.sleep(0.5)  # the baseline imports uvloop after saying nothing yet
+            notes.append(", ".join(s.build() for s in servers))
             for rooms in steps:
                 spent = time.monotonic() - began
                 need = len(servers) * (args.warmup + window + 0.05 * rooms)
@@ -682,13 +688,24 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' policy")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
+        "--client-loop",
+        choices=("uvloop", "asyncio"),
+        default="uvloop",
+        help="this client's event loop (default uvloop, as the servers')",
+    )
+    parser.add_argument(
         "--max-seconds", type=float, default=90.0, help="time guard for the whole run (90)"
     )
     args = parser.parse_args()
     load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     work = Path(tempfile.mkdtemp(prefix="bench-load-"))
     try:
-        results, notes = asyncio.run(run(args, work))
+        if args.client_loop == "uvloop":
+            import uvloop
+
+            results, notes = uvloop.run(run(args, work))
+        else:
+            results, notes = asyncio.run(run(args, work))
     except BenchError as exc:
         print(f"load: {exc}", file=sys.stderr)
         return 1
@@ -698,7 +715,8 @@ def main() -> int:
     print(header(args, load_before))
     print(
         f"3 human seats per room, one socket each, room settings {json.dumps(ROOM_SETTINGS)}; "
-        f"baseline: bench/baseline_ws.py (bare websockets fan-out); {'; '.join(notes)}"
+        f"client loop {args.client_loop}; baseline: bench/baseline_ws.py (bare websockets "
+        f"fan-out); {'; '.join(notes)}"
     )
     if not rows:
         print("no step measured")
