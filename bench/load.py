@@ -466,6 +466,11 @@ class Window:
         return self.moves / self.seconds
 
     @property
+    def cpu_ms_per_move(self) -> float:
+        """The server's CPU per acked move (the baseline: per request), in milliseconds."""
+        return 10 * self.server_cpu / self.moves_per_s if self.moves else float("nan")
+
+    @property
     def frames_per_s(self) -> float:
         return self.frames / self.seconds
 
@@ -651,6 +656,7 @@ def table(results: list[Window]) -> list[dict[str, str]]:
                 "p50 ms": f"{w.p50_ms:.2f}",
                 "p99 ms": f"{w.p99_ms:.2f}",
                 "server CPU%": f"{w.server_cpu:.0f}",
+                "server CPU ms/move": f"{w.cpu_ms_per_move:.3f}",
                 "RSS MB": f"{w.rss_mb:.0f}",
                 "client CPU%": f"{w.client_cpu:.0f}",
                 "other CPU%": f"{w.other_cpu:.0f}",
@@ -659,6 +665,9 @@ def table(results: list[Window]) -> list[dict[str, str]]:
                 "errors": str(w.errors),
                 "moves/s ÷ base": f"{w.moves_per_s / b.moves_per_s:.2f}" if uno and b else "",
                 "p99 ÷ base": f"{w.p99_ms / b.p99_ms:.2f}" if uno and b else "",
+                "CPU/move ÷ base": (
+                    f"{w.cpu_ms_per_move / b.cpu_ms_per_move:.2f}" if uno and b else ""
+                ),
             }
         )
     return out
@@ -670,7 +679,8 @@ NOTE = (
     "process at 85% or more of a CPU (client: this Python client is the limit, and that row "
     "shows what it drives, not what its server could take); other: the machine's busy CPU not "
     "spent by the server or the client (other work, the kernel); steal: taken by the "
-    "hypervisor; ÷ base: over the baseline at the same number of rooms."
+    "hypervisor; ÷ base: over the baseline at the same number of rooms (CPU/move holds when "
+    "the baseline is client-bound, moves/s then does not)."
 )
 
 
