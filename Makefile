@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest migrate bench-engine bench-persistence bench-latency bench clean native pure
+.PHONY: run test lint typecheck pytest migrate bench-engine bench-persistence bench-latency bench-load bench clean native pure
 
 # The rules engine compiled with mypyc (about twice as fast; docs/performance.md). Python
 # imports the extension modules in place of the sources; any change to an engine source
