@@ -50,6 +50,7 @@ class _Resume:
 @dataclass(frozen=True, slots=True)
 class _Frame:
     frame: dict[str, Any]
+    catch_up: bool = False  # send the events committed so far first (a command's reply)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,11 @@ class Connection:
     def send(self, frame: dict[str, Any]) -> None:
         self._outbox.put_nowait(_Frame(frame))
 
+    def refuse(self, frame: dict[str, Any]) -> None:
+        """A command's error, after the events committed before it (events, then the reply:
+        a refused false catch still commits the catcher's penalty)."""
+        self._outbox.put_nowait(_Frame(frame, catch_up=True))
+
     def close(self, code: int) -> None:
         self._outbox.put_nowait(_Close(code))
 
@@ -132,6 +138,8 @@ class Connection:
                         {"type": "ack", "id": item.command_id, "version": item.version}
                     )
                 elif isinstance(item, _Frame):
+                    if item.catch_up:
+                        await self._catch_up_to_latest()
                     await self._send(item.frame)
                 else:
                     self.closed = True

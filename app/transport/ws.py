@@ -188,6 +188,6 @@ async def _command(conn: Connection, service: RoomService, command: Command) -> 
         conn.send(error_frame("internal", "the server could not apply that", command.command_id))
         return
     if outcome.version is None:
-        conn.send(error_frame(outcome.code or "bad_command", outcome.message, command.command_id))
+        conn.refuse(error_frame(outcome.code or "bad_command", outcome.message, command.command_id))
         return
     conn.ack(command.command_id, outcome.version)
