@@ -157,7 +157,7 @@ class Outbox:
 
     async def put(self, record: RoundRecord) -> None:
         """`append` in a worker thread, waiting up to WORKER_BUSY_TIMEOUT_MS for the file."""
-        await asyncio.to_thread(self._put, record, _body(record))
+        await self.put_many([(record, encode(record))])
 
     async def put_many(self, entries: list[tuple[RoundRecord, bytes]]) -> None:
         """Several rounds (each with its encoded body) in one transaction, in a worker thread:
@@ -246,9 +246,6 @@ class Outbox:
             raise RuntimeError("the outbox is not open")
         return self._engine
 
-    def _put(self, record: RoundRecord, body: str) -> None:
-        self._put_many([(record, body.encode())])
-
     def _put_many(self, entries: list[tuple[RoundRecord, bytes]]) -> None:
         added = 0
         with self._lock, self._require().begin() as conn:
@@ -309,10 +306,6 @@ def encode(record: RoundRecord) -> bytes:
         except TypeError:
             pass
     return json.dumps(data, separators=(",", ":")).encode()
-
-
-def _body(record: RoundRecord) -> str:
-    return encode(record).decode()
 
 
 def _row(record: RoundRecord, body: str) -> dict[str, Any]:

@@ -237,7 +237,7 @@ class SqlRecorder:
             self.outbox.append(record, body)  # on the event loop: no await before it is durable
         except sqlite3.Error as exc:  # the file stayed locked: wait for it off the loop
             log.warning("outbox busy (%s); appending from a worker thread", _kind(exc))
-            await self.outbox.put(record)
+            await self.outbox.put_many([(record, body)])  # encoded once
         self._wake_after_this_move()
 
     def _wake_after_this_move(self) -> None:
