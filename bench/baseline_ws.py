@@ -1,11 +1,13 @@
 """The baseline of bench/load.py: a bare `websockets` fan-out server, no game behind it.
 
 A socket's first frame is `{"room": "<name>"}`: it joins that room. Every later frame is a
-request `{"id": "...", "n": N, "b": B}`: the server sends N frames of B characters to every
-socket of the room (the sender included), then `{"type": "ack", "id": "...", "version": V}` to
-the sender. This is the shape of a move on the UNO server (its events to every seat, then the
-ack to the mover), without the engine, the views or the JSON encoding of a state: what is left
-is the WebSocket I/O and the loop in Python, on the same `websockets` library and asyncio.
+request `{"id": "...", "n": N, "b": B, "t": T}`: the server sends N frames of B characters of
+type T (`event`, wire v1's frame per event, or `events`, wire v2's frame per commit; `event`
+when absent) to every socket of the room (the sender included), then
+`{"type": "ack", "id": "...", "version": V}` to the sender. This is the shape of a move on the
+UNO server (its event frames to every seat, then the ack to the mover), without the engine, the
+views or the JSON encoding of a state: what is left is the WebSocket I/O and the loop in
+Python, on the same `websockets` library and asyncio.
 
 It runs on uvloop, like uvicorn when uvloop is installed (`--asyncio` for the standard loop).
 
@@ -25,16 +27,17 @@ from websockets.asyncio.server import ServerConnection, serve
 
 rooms: dict[str, list[ServerConnection]] = {}
 versions: dict[str, int] = {}
-payloads: dict[int, str] = {}
+payloads: dict[tuple[int, str], str] = {}
+FRAME_TYPES = ("event", "events")
 
 
-def payload(size: int) -> str:
+def payload(size: int, frame_type: str = "event") -> str:
     """A JSON object of `size` characters (at least its fixed part), built once per size."""
-    text = payloads.get(size)
+    text = payloads.get((size, frame_type))
     if text is None:
-        head = '{"type":"event","version":0,"pad":"'
+        head = f'{{"type":"{frame_type}","version":0,"pad":"'
         text = head + "x" * max(0, size - len(head) - 2) + '"}'
-        payloads[size] = text
+        payloads[(size, frame_type)] = text
     return text
 
 
@@ -46,7 +49,10 @@ async def handler(ws: ServerConnection) -> None:
     try:
         async for raw in ws:
             request = json.loads(raw)
-            frame = payload(int(request["b"]))
+            frame_type = str(request.get("t") or "event")
+            if frame_type not in FRAME_TYPES:
+                frame_type = "event"
+            frame = payload(int(request["b"]), frame_type)
             for _ in range(int(request["n"])):
                 for peer in peers:
                     with contextlib.suppress(Exception):

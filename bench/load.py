@@ -38,6 +38,7 @@ import os
 import platform
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -48,7 +49,8 @@ from typing import Any
 
 import httpx
 import websockets
-from move_latency import PLAYERS, ROOM_SETTINGS, BenchError, code_version, free_port, policy
+import wire
+from move_latency import ROOM_SETTINGS, BenchError, code_version, free_port, policy
 from websockets.asyncio.client import ClientConnection
 
 REPO = Path(__file__).resolve().parents[1]
@@ -101,6 +103,7 @@ class Counters:
     acks: int = 0  # acks received (moves and starts): the frames that are not events
     ack_chars: int = 0
     recording: bool = False
+    event_type: str = ""  # the type of the server's event frames: "event" (v1), "events" (v2)
     latencies_ns: list[int] = field(default_factory=list)  # of moves, while recording
 
     def snapshot(self) -> tuple[int, int, int, int, int, int]:
@@ -153,13 +156,16 @@ class Seat:
                 raise
 
     def catch_up(self) -> None:
-        """Decode the latest frame carrying a view (each carries the whole view, so the
-        earlier ones are skipped: the client's work per move stays small)."""
+        """Decode the latest frame carrying a view (v1 `event`, v2 `events` or `welcome`: each
+        carries the whole view, so the earlier ones are skipped: the client's work per move
+        stays small)."""
         backlog, self.backlog = self.backlog, []
         for raw in reversed(backlog):
             frame = json.loads(raw)
-            if frame.get("type") in ("event", "welcome") and "view" in frame:
+            if wire.carries_view(frame):
                 self.view, self.version = frame["view"], frame["version"]
+                if frame["type"] != "welcome":
+                    self.room.server.counters.event_type = frame["type"]
                 return
             if "version" in frame:  # the baseline's events: no view
                 self.version = frame["version"]
@@ -191,7 +197,7 @@ class Room:
     seats: list[Seat] = field(default_factory=list)
     readers: list[asyncio.Task[None]] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
-    expected: list[int] = field(default_factory=lambda: [0] * PLAYERS)  # baseline frames
+    expected: list[int] = field(default_factory=list)  # baseline: frames per seat
     carry: float = 0.0  # baseline: fractional event frames per seat not sent yet
     mover: int = 0  # baseline: the next seat to send
 
@@ -232,7 +238,7 @@ class Room:
             counters.starts += 1
             return
         turn = view["state"]["turn"]
-        for index in [turn, *(s for s in range(PLAYERS) if s != turn)]:
+        for index in [turn, *(s for s in range(len(self.seats)) if s != turn)]:
             seat = self.seats[index]
             move = policy(seat.view, self.rng)
             if move is None:
@@ -250,21 +256,21 @@ class Room:
             return
         raise BenchError(f"{self.server.name}: nobody can move at version {view['version']}")
 
-    async def baseline_step(self, per_seat: float, size: int) -> None:
+    async def baseline_step(self, per_seat: float, size: int, frame_type: str) -> None:
         """One request shaped like an average UNO move, then wait for every seat's frames."""
         counters = self.server.counters
         self.carry += per_seat
         n = int(self.carry)
         self.carry -= n
         seat = self.seats[self.mover]
-        self.mover = (self.mover + 1) % PLAYERS
-        elapsed, reply = await seat.command("move", {"n": n, "b": size})
+        self.mover = (self.mover + 1) % len(self.seats)
+        elapsed, reply = await seat.command("move", {"n": n, "b": size, "t": frame_type})
         if reply["type"] != "ack":
             raise BenchError(f"{self.server.name}: unexpected reply {reply}")
         counters.moves += 1
         if counters.recording:
             counters.latencies_ns.append(elapsed)
-        self.expected = [e + n for e in self.expected]
+        self.expected = [e + n for e in self.expected or [0] * len(self.seats)]
 
         def ready() -> bool:
             if all(s.received >= e for s, e in zip(self.seats, self.expected, strict=True)):
@@ -298,7 +304,10 @@ class Server:
     counters: Counters = field(default_factory=Counters)
     ids: int = 0
     stop_flag: bool = False
-    shape: tuple[float, int] = (1.0, 2000)  # baseline: event frames per seat, characters
+    players: int = 3
+    extra_env: dict[str, str] = field(default_factory=dict)
+    py_spy: str = ""  # the UNO server runs under `py-spy record` into this file
+    shape: tuple[float, int, str] = (1.0, 2000, "event")  # baseline: frames per seat, size, type
 
     @property
     def log(self) -> Path:
@@ -319,6 +328,7 @@ class Server:
                 "RATE_LIMIT_PER_SECOND": "1000000",
                 "RATE_LIMIT_BURST": "1000000",
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+                **self.extra_env,
             }
         )
         if self.kind == "uno":
@@ -329,6 +339,12 @@ class Server:
             ]
         else:
             command = [python(), str(BENCH / "baseline_ws.py"), "--port", str(self.port)]
+        if self.py_spy:
+            spy = str(Path(python()).with_name("py-spy"))
+            # --nonblocking: sample without pausing the server (it would slow what is measured)
+            served = command
+            command = [spy, "record", "-r", "100", "--nonblocking", "-f", "raw"]
+            command += ["-o", self.py_spy, "--", *served]
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
                 command, cwd=self.workdir, env=env, stdout=out, stderr=subprocess.STDOUT
@@ -348,6 +364,19 @@ class Server:
                     raise BenchError(f"{self.name}: not ready after {START_TIMEOUT_S} s")
                 await asyncio.sleep(0.1)
 
+    @property
+    def pid(self) -> int:
+        """The server's process (under py-spy: py-spy's child)."""
+        assert self.proc is not None
+        if not self.py_spy:
+            return self.proc.pid
+        for _ in range(50):
+            with contextlib.suppress(OSError, ValueError):
+                children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+                return int(children.read_text().split()[0])
+            time.sleep(0.1)
+        raise BenchError(f"{self.name}: no server process under py-spy")
+
     def check_alive(self) -> None:
         if self.proc is not None and self.proc.poll() is not None:
             raise BenchError(f"{self.name}: the server exited with code {self.proc.returncode}")
@@ -356,7 +385,7 @@ class Server:
         """The event loop the process mapped (uvloop or asyncio) and, for UNO, the engine's
         build (native: the mypyc-compiled modules)."""
         try:
-            lines = Path(f"/proc/{self.proc.pid if self.proc else 0}/maps").read_text().split("\n")
+            lines = Path(f"/proc/{self.pid if self.proc else 0}/maps").read_text().split("\n")
         except OSError:
             return f"{self.name}: unknown"
         loop = "uvloop" if any("/uvloop/" in line for line in lines) else "asyncio"
@@ -378,7 +407,7 @@ class Server:
                     raise BenchError(f"{self.name}: POST /api/rooms: {response.status_code}")
                 created = response.json()
                 code, tokens = created["room"], {created["seat"]: created["token"]}
-                for i in range(1, PLAYERS):
+                for i in range(1, self.players):
                     response = await http.post(
                         f"/api/rooms/{code}/players", json={"name": f"Seat {i}"}
                     )
@@ -391,7 +420,7 @@ class Server:
             ]
             url = f"{ws_base}/ws/rooms/{code}"
         else:
-            hellos = [{"room": f"r{index}"}] * PLAYERS
+            hellos = [{"room": f"r{index}"}] * self.players
             url = ws_base
         for hello in hellos:
             ws = await websockets.connect(url, max_size=1 << 22, compression=None)
@@ -426,6 +455,12 @@ class Server:
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
+        if self.py_spy:  # stop the server; py-spy then writes its file and exits
+            with contextlib.suppress(BenchError, OSError):
+                os.kill(self.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(STOP_TIMEOUT_S * 3)
+                return
         self.proc.terminate()
         try:
             self.proc.wait(STOP_TIMEOUT_S)
@@ -445,6 +480,8 @@ class Window:
 
     server: str
     rooms: int
+    players: int
+    event_type: str
     seconds: float
     moves: int
     starts: int
@@ -478,14 +515,16 @@ class Window:
     def kb_per_s(self) -> float:
         return self.chars / self.seconds / 1000
 
-    def shape(self) -> tuple[float, int]:
-        """Event frames each seat receives per command, and their average size."""
+    def shape(self) -> tuple[float, int, str]:
+        """Event frames each seat receives per command, their average size and their type
+        (v1: several `event` frames per command; v2: one `events` frame per commit)."""
         commands = self.moves + self.starts
         events = self.frames - self.acks
         if commands == 0 or events == 0:
-            return 1.0, 2000
+            return 1.0, 2000, self.event_type or "event"
         size = (self.chars - self.ack_chars) / events
-        return events / commands / PLAYERS, max(SMALL_FRAME + 1, round(size))
+        per_seat = events / commands / self.players
+        return per_seat, max(SMALL_FRAME + 1, round(size)), self.event_type or "event"
 
 
 def pct(values: list[int], q: float) -> float:
@@ -511,15 +550,16 @@ async def measure(server: Server, rooms: int, args: argparse.Namespace, window: 
         counters.recording = True
         before = counters.snapshot()
         errors_before = sum(counters.errors.values())
-        cpu0, client0, t0 = proc_cpu_seconds(server.proc.pid), time.process_time(), time.monotonic()
+        pid = server.pid
+        cpu0, client0, t0 = proc_cpu_seconds(pid), time.process_time(), time.monotonic()
         busy0, steal0 = machine_cpu_seconds()
         await asyncio.sleep(window)
-        cpu1, client1, t1 = proc_cpu_seconds(server.proc.pid), time.process_time(), time.monotonic()
+        cpu1, client1, t1 = proc_cpu_seconds(pid), time.process_time(), time.monotonic()
         busy1, steal1 = machine_cpu_seconds()
         after = counters.snapshot()
         counters.recording = False
         latencies = counters.latencies_ns
-        rss = proc_rss_mb(server.proc.pid)
+        rss = proc_rss_mb(pid)
         errors = sum(counters.errors.values()) - errors_before
     finally:
         server.stop_flag = True
@@ -535,6 +575,8 @@ async def measure(server: Server, rooms: int, args: argparse.Namespace, window: 
     return Window(
         server.name,
         rooms,
+        server.players,
+        counters.event_type,
         elapsed,
         moves,
         starts,
@@ -563,7 +605,17 @@ def steps_of(args: argparse.Namespace) -> list[int]:
 async def run(args: argparse.Namespace, work: Path) -> tuple[list[Window], list[str]]:
     began = time.monotonic()
     steps = steps_of(args)
-    unos = [Server("uno memory", "uno", work / "uno")]
+    extra_env = dict(item.split("=", 1) for item in args.server_env)
+    unos = [
+        Server(
+            "uno memory",
+            "uno",
+            work / "uno",
+            players=args.players,
+            extra_env=extra_env,
+            py_spy=str(Path(args.py_spy).resolve()) if args.py_spy else "",
+        )
+    ]
     if args.sqlite:
         unos.append(
             Server(
@@ -571,9 +623,11 @@ async def run(args: argparse.Namespace, work: Path) -> tuple[list[Window], list[
                 "uno",
                 work / "sqlite",
                 f"sqlite+aiosqlite:///{work / 'sqlite' / 'bench.db'}",
+                players=args.players,
+                extra_env=extra_env,
             )
         )
-    baseline = Server("baseline ws", "baseline", work / "baseline")
+    baseline = Server("baseline ws", "baseline", work / "baseline", players=args.players)
     servers = [*unos, baseline]
     # The window per server: what the time guard leaves after start-up (about 10 s with the
     # rooms' set-up), shared by every step and server, at most --window seconds.
@@ -596,10 +650,10 @@ async def run(args: argparse.Namespace, work: Path) -> tuple[list[Window], list[
                     results.append(await measure(uno, rooms, args, window))
                 baseline.shape = results[-len(unos)].shape()
                 results.append(await measure(baseline, rooms, args, window))
-                per_seat, size = baseline.shape
+                per_seat, size, frame_type = baseline.shape
                 notes.append(
-                    f"{rooms} rooms: baseline shape {per_seat:.2f} event frames of {size} "
-                    "characters per seat per request"
+                    f"{rooms} rooms: baseline shape {per_seat:.2f} `{frame_type}` frames of "
+                    f"{size} characters per seat per request"
                 )
     except TimeoutError:
         raise BenchError(
@@ -649,7 +703,7 @@ def table(results: list[Window]) -> list[dict[str, str]]:
             {
                 "server": w.server,
                 "rooms": str(w.rooms),
-                "sockets": str(w.rooms * PLAYERS),
+                "sockets": str(w.rooms * w.players),
                 "moves/s": f"{w.moves_per_s:.0f}",
                 "frames/s": f"{w.frames_per_s:.0f}",
                 "KB/s": f"{w.kb_per_s:.0f}",
@@ -696,7 +750,40 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=1.5, help="seconds before each window")
     parser.add_argument("--sqlite", action="store_true", help="also a UNO server on SQLite")
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' policy")
+    parser.add_argument(
+        "--players", type=int, default=0, help="human seats per room (3; --paced and --idle: 4)"
+    )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object last (the saturation step)"
+    )
+    paced = parser.add_argument_group("paced and idle modes (bench/load_paced.py)")
+    paced.add_argument(
+        "--paced", action="store_true", help="each room makes a move every --interval seconds"
+    )
+    paced.add_argument(
+        "--idle", type=int, default=0, metavar="SOCKETS", help="this many sockets connected"
+    )
+    paced.add_argument(
+        "--playing", type=int, default=500, help="--idle: sockets of them playing (500)"
+    )
+    paced.add_argument("--interval", type=float, default=4.0, help="seconds between a room's moves")
+    paced.add_argument(
+        "--clients", type=int, default=0, help="client processes (default: one per 2,500 sockets)"
+    )
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment of the UNO server (e.g. UNO_GC=off), repeatable",
+    )
+    parser.add_argument(
+        "--py-spy",
+        default="",
+        metavar="FILE",
+        help="run the UNO server under `py-spy record` (collapsed stacks into FILE)",
+    )
     parser.add_argument(
         "--client-loop",
         choices=("uvloop", "asyncio"),
@@ -707,6 +794,12 @@ def main() -> int:
         "--max-seconds", type=float, default=90.0, help="time guard for the whole run (90)"
     )
     args = parser.parse_args()
+    if args.paced or args.idle:
+        import load_paced
+
+        args.players = args.players or 4
+        return load_paced.main(args)
+    args.players = args.players or 3
     load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     work = Path(tempfile.mkdtemp(prefix="bench-load-"))
     try:
@@ -724,7 +817,8 @@ def main() -> int:
     rows = table(results)
     print(header(args, load_before))
     print(
-        f"3 human seats per room, one socket each, room settings {json.dumps(ROOM_SETTINGS)}; "
+        f"{args.players} human seats per room, one socket each, room settings "
+        f"{json.dumps(ROOM_SETTINGS)}; "
         f"client loop {args.client_loop}; baseline: bench/baseline_ws.py (bare websockets "
         f"fan-out); {'; '.join(notes)}"
     )
@@ -744,7 +838,46 @@ def main() -> int:
         for r in rows:
             print("  ".join(r[c].rjust(widths[c]) for c in columns))
         print(NOTE)
+    if args.json:
+        print(json.dumps(saturation_summary(results, header(args, load_before))))
     return 0
+
+
+def saturation_summary(results: list[Window], machine: str) -> dict[str, Any]:
+    """The figures of issue 9 for the saturation step: the last step with a UNO row and a
+    baseline row (every step saturates the server; the last has the most rooms)."""
+    base = {w.rooms: w for w in results if w.server == "baseline ws"}
+    uno = [w for w in results if w.server == "uno memory" and w.rooms in base]
+    if not uno:
+        return {"error": "no step measured"}
+    w, b = uno[-1], base[uno[-1].rooms]
+    per_seat, size, frame_type = w.shape()
+    return {
+        "mode": "saturation",
+        "wire": wire.wire_of(w.event_type),
+        "rooms": w.rooms,
+        "players": w.players,
+        "sockets": w.rooms * w.players,
+        "moves_per_s": round(w.moves_per_s, 1),
+        "cpu_ms_per_move": round(w.cpu_ms_per_move, 4),
+        "baseline_cpu_ms_per_move": round(b.cpu_ms_per_move, 4),
+        "cpu_ratio": round(w.cpu_ms_per_move / b.cpu_ms_per_move, 3),
+        "baseline_moves_per_s": round(b.moves_per_s, 1),
+        "p50_ms": round(w.p50_ms, 3),
+        "p99_ms": round(w.p99_ms, 3),
+        "baseline_p99_ms": round(b.p99_ms, 3),
+        "rss_mb": round(w.rss_mb, 1),
+        "server_cpu_pct": round(w.server_cpu, 1),
+        "client_cpu_pct": round(w.client_cpu, 1),
+        "baseline_client_cpu_pct": round(b.client_cpu, 1),
+        "other_cpu_pct": round(w.other_cpu, 1),
+        "baseline_other_cpu_pct": round(b.other_cpu, 1),
+        "frames_per_seat_per_command": round(per_seat, 3),
+        "frame_chars": size,
+        "frame_type": frame_type,
+        "errors": w.errors,
+        "machine": machine,
+    }
 
 
 if __name__ == "__main__":

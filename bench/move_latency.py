@@ -47,6 +47,7 @@ from typing import Any
 
 import httpx
 import websockets
+import wire
 from websockets.asyncio.client import ClientConnection
 
 REPO = Path(__file__).resolve().parents[1]
@@ -154,10 +155,9 @@ class Seat:
         backlog, self.backlog = self.backlog, []
         for raw in backlog:
             frame = json.loads(raw)
-            if frame["type"] in ("event", "welcome"):
+            if wire.carries_view(frame):  # v1 `event`, v2 `events`, `welcome`
                 self.view, self.version = frame["view"], frame["version"]
-                if frame["type"] == "event":
-                    self.kinds.append(frame["event"]["kind"])
+                self.kinds.extend(wire.kinds(frame))
 
     async def command(self, type_: str, fields: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """Send one command; return (nanoseconds to its ack or error, that frame)."""
