@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from app import gc_tuning, loop_probe
 from app.api import errors, health, logfilter, matches, rooms, tournaments, web
 from app.api.middleware import HardeningMiddleware
 from app.bus import create_bus
@@ -54,9 +55,13 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         logfilter.install()
         await recorder.start()
         await service.start()
+        gc_tuning.after_start_up()
+        probe = loop_probe.start_if_enabled()
         try:
             yield
         finally:
+            if probe is not None:
+                probe.cancel()
             await cups.stop()
             await service.stop()
             await hub.close()

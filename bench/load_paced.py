@@ -1,0 +1,629 @@
+"""Paced and idle load (`bench/load.py --paced` / `--idle`): many rooms at a person's pace.
+
+`--paced --rooms 2000 --players 4 --interval 4`: 2,000 rooms of 4 human seats (8,000 sockets)
+on one UNO server process; each room makes one move every 4 s (a random phase per room, so the
+moves spread evenly: 500 moves/s here). `--idle 10000 [--playing 500]`: 10,000 sockets in rooms
+of 4, every table dealt, and only 500 of the sockets (125 rooms) playing at that pace.
+
+The server is `uvicorn app.main:app` (memory store, rate limit lifted, no test hook) with the
+environment variable UNO_LOOP_PROBE set: a probe task inside it (app/loop_probe.py) sleeps 10 ms
+again and again and logs, once a second, how late it woke at worst and the garbage collections
+of that second. The clients are separate processes (`--clients`, by default one per 2,500
+sockets; each is this module with `--worker`), so the client's own Python does not share a
+thread with the server's. Every process raises its open-files limit to the hard limit.
+
+Timed: from sending a command to the moment the LAST seat of the room received a frame whose
+version reaches the command's (the ack's version): what the slowest player of the table waits
+for. Only commands sent inside the measured window count. A room sends its next command at its
+next tick, or at once when the previous one took longer than the interval ("late ticks": the
+server is not keeping up). Measured over the window: server CPU% (utime+stime), RSS at the end
+and the process's peak (VmHWM), the client processes' CPU%, the rest of the machine's busy CPU
+(/proc/stat), and the longest event-loop stall reported by the probe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import websockets
+import wire
+from load import (
+    REPO,
+    Server,
+    header,
+    machine_cpu_seconds,
+    pct,
+    proc_cpu_seconds,
+    proc_rss_mb,
+    python,
+)
+from move_latency import ROOM_SETTINGS, BenchError, policy
+from websockets.asyncio.client import ClientConnection
+
+SOCKETS_PER_CLIENT = 2500
+SETUP_CONCURRENCY = 16
+REPLY_TIMEOUT_S = 30.0  # an overloaded server answers late; a stuck one is reported
+READY_TIMEOUT_S = 150.0
+DRAIN_S = 10.0  # after the window: commands sent inside it may still complete
+
+
+def raise_open_files() -> str:
+    """Raise this process's soft open-files limit to the hard limit (children inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    now = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return f"open-files limit raised from {soft} to {now} (hard {hard})"
+
+
+def proc_hwm_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+# --- the client worker ------------------------------------------------------------------------
+
+
+@dataclass
+class Counts:
+    commands: int = 0
+    moves: int = 0
+    moves_in_window: int = 0
+    starts: int = 0
+    late_ticks: int = 0
+    timeouts: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    frames: int = 0
+    chars: int = 0
+    latencies_ns: list[int] = field(default_factory=list)
+    window: tuple[float, float] = (math.inf, math.inf)  # wall-clock window (time.time())
+
+
+@dataclass
+class Seat:
+    ws: ClientConnection
+    room: Room
+    latest: str = ""  # the newest frame carrying a view, not decoded yet
+    view: dict[str, Any] = field(default_factory=dict)
+    version: int = -1  # the newest version received
+    version_ns: int = 0  # when it arrived
+    pending: dict[str, asyncio.Future[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
+    closed: BaseException | None = None
+
+    async def read(self) -> None:
+        counts = self.room.counts
+        try:
+            async for raw in self.ws:
+                now = time.perf_counter_ns()
+                assert isinstance(raw, str)
+                counts.frames += 1
+                counts.chars += len(raw)
+                if raw.startswith('{"type":"ack"') or raw.startswith('{"type":"error"'):
+                    frame = json.loads(raw)
+                    future = self.pending.pop(frame.get("id"), None)
+                    if future is not None and not future.done():
+                        future.set_result((now, frame))
+                    continue
+                version = wire.version_of(raw)
+                if '"view"' in raw:
+                    self.latest = raw
+                if version > self.version:
+                    # One command in flight per room and no timers or bots: the versions a
+                    # seat receives are those of the room's last command.
+                    self.version, self.version_ns = version, now
+                    if version >= self.room.target:
+                        self.room.changed.set()
+            raise ConnectionError("the server closed the socket")
+        except BaseException as exc:
+            self.closed = exc
+            for future in self.pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError(f"socket lost: {exc!r}"))
+            self.room.changed.set()
+            if not isinstance(exc, Exception):
+                raise
+
+    def current_view(self) -> dict[str, Any]:
+        if self.latest:
+            frame = json.loads(self.latest)
+            self.latest = ""
+            if wire.carries_view(frame):
+                self.view = frame["view"]
+        return self.view
+
+    async def command(
+        self, type_: str, fields: dict[str, Any]
+    ) -> tuple[int, float, dict[str, Any]]:
+        """Send one command; (perf_counter_ns and wall time when sent, the ack or error)."""
+        room = self.room
+        room.ids += 1
+        command_id = f"c{room.ids}"
+        text = json.dumps({"type": type_, "id": command_id, "at": self.version, **fields})
+        future: asyncio.Future[tuple[int, dict[str, Any]]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self.pending[command_id] = future
+        sent, sent_wall = time.perf_counter_ns(), time.time()
+        await self.ws.send(text)
+        _, reply = await asyncio.wait_for(future, REPLY_TIMEOUT_S)
+        return sent, sent_wall, reply
+
+
+@dataclass
+class Room:
+    index: int
+    counts: Counts
+    rng: random.Random
+    seats: list[Seat] = field(default_factory=list)
+    readers: list[asyncio.Task[None]] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    target: int = 1 << 62  # the version every seat must reach (the last command's)
+    ids: int = 0
+
+    async def all_reached(self, target: int) -> int:
+        """Wait until every seat has a frame at `target` or later; when the last one got it."""
+        self.target = target
+        deadline = time.monotonic() + REPLY_TIMEOUT_S
+        while True:
+            for seat in self.seats:
+                if seat.closed is not None:
+                    raise BenchError(f"room {self.index}: socket lost ({seat.closed!r})")
+            if all(seat.version >= target for seat in self.seats):
+                return max(seat.version_ns for seat in self.seats)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
+    async def step(self) -> None:
+        """One command: a deal when the table waits for one, else the move of a seat."""
+        counts = self.counts
+        view = self.seats[0].current_view()
+        if view.get("status") != "playing":
+            candidates: list[tuple[Seat, tuple[str, dict[str, Any]]]] = [
+                (self.seats[view.get("host", 0)], ("start", {}))
+            ]
+        else:
+            turn = view["state"]["turn"]
+            candidates = []
+            for index in [turn, *(s for s in range(len(self.seats)) if s != turn)]:
+                seat = self.seats[index]
+                move = policy(seat.current_view(), self.rng)
+                if move is not None:
+                    candidates.append((seat, move))
+                    break
+        if not candidates:
+            counts.errors["no_move"] = counts.errors.get("no_move", 0) + 1
+            return
+        seat, (type_, fields) = candidates[0]
+        self.target = 1 << 62
+        try:
+            sent, sent_wall, reply = await seat.command(type_, fields)
+            counts.commands += 1
+            if reply["type"] != "ack":
+                code = str(reply.get("code"))
+                counts.errors[code] = counts.errors.get(code, 0) + 1
+                return
+            last = await self.all_reached(int(reply["version"]))
+        except TimeoutError:
+            counts.timeouts += 1
+            return
+        if type_ == "start":
+            counts.starts += 1
+            return
+        counts.moves += 1
+        if counts.window[0] <= sent_wall <= counts.window[1]:
+            counts.moves_in_window += 1
+            counts.latencies_ns.append(last - sent)
+
+    async def play(self, interval: float, stop: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(self.rng.uniform(0, interval))
+        tick = loop.time()
+        while not stop.is_set():
+            await self.step()
+            tick += interval
+            delay = tick - loop.time()
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), delay)
+            else:
+                self.counts.late_ticks += 1
+                tick = loop.time()
+
+    async def close(self) -> None:
+        for seat in self.seats:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(seat.ws.close(), 2)
+        for task in self.readers:
+            task.cancel()
+        for task in self.readers:
+            with contextlib.suppress(BaseException):
+                await task
+
+
+class Http:
+    """A keep-alive HTTP/1.1 client for the set-up's JSON POSTs: httpx cost the client about
+    as much CPU per request as the server spent answering it, and 2,000 rooms make 8,000."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection("127.0.0.1", self.port)
+        reader, writer = self.streams
+        data = json.dumps(body).encode()
+        writer.write(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+        lines = head.split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = {
+            k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in lines[1:])
+        }
+        payload = await reader.readexactly(int(headers.get("content-length", "0")))
+        if headers.get("connection", "").lower() == "close":
+            writer.close()
+            self.streams = None
+        return status, json.loads(payload) if payload else None
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+
+async def set_up_room(
+    http: Http, port: int, index: int, players: int, counts: Counts, seed: int
+) -> Room:
+    room = Room(index, counts, random.Random(seed * 1_000_003 + index))
+    status, created = await http.post("/api/rooms", {"name": "Seat 0", "settings": ROOM_SETTINGS})
+    if status != 201:
+        raise BenchError(f"POST /api/rooms: {status}")
+    code, tokens = created["room"], {created["seat"]: created["token"]}
+    for i in range(1, players):
+        status, joined = await http.post(f"/api/rooms/{code}/players", {"name": f"Seat {i}"})
+        if status != 201:
+            raise BenchError(f"join: {status}")
+        tokens[joined["seat"]] = joined["token"]
+    for _, token in sorted(tokens.items()):
+        ws = await websockets.connect(
+            f"ws://127.0.0.1:{port}/ws/rooms/{code}", max_size=1 << 22, compression=None
+        )
+        seat = Seat(ws, room)
+        room.seats.append(seat)
+        room.readers.append(asyncio.create_task(seat.read()))
+        await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
+    # Every seat welcomed, then the first deal (every table holds a game, idle ones too).
+    await room.all_reached(0)
+    await room.step()
+    return room
+
+
+async def worker(config: dict[str, Any]) -> dict[str, Any]:
+    counts = Counts()
+    port, players, interval = config["port"], config["players"], config["interval"]
+    rooms: list[Room] = []
+    todo = list(reversed(config["rooms"]))
+
+    async def set_up_some() -> None:
+        http = Http(port)
+        try:
+            while todo:
+                index = todo.pop()
+                rooms.append(await set_up_room(http, port, index, players, counts, config["seed"]))
+        finally:
+            http.close()
+
+    began = time.monotonic()
+    await asyncio.gather(*(set_up_some() for _ in range(SETUP_CONCURRENCY)))
+    rooms.sort(key=lambda r: r.index)
+    ready = {
+        "ready": len(rooms),
+        "setup_s": round(time.monotonic() - began, 1),
+        "setup_cpu_s": round(time.process_time(), 1),
+    }
+    print(json.dumps(ready))
+    sys.stdout.flush()
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    go = json.loads(line)
+    counts.window = (go["start"], go["end"])
+    playing = set(config["playing"])
+    stop = asyncio.Event()
+    cpu0 = time.process_time()
+    players_tasks = [
+        asyncio.create_task(room.play(interval, stop)) for room in rooms if room.index in playing
+    ]
+    await asyncio.sleep(max(0.0, go["end"] - time.time()))
+    cpu1 = time.process_time()
+    stop.set()
+    done, _ = await asyncio.wait(players_tasks, timeout=DRAIN_S) if players_tasks else (set(), None)
+    failures = [repr(t.exception()) for t in done if t.exception() is not None]
+    for task in players_tasks:
+        task.cancel()
+    for room in rooms:
+        await room.close()
+    return {
+        "rooms": len(rooms),
+        "commands": counts.commands,
+        "moves": counts.moves,
+        "moves_in_window": counts.moves_in_window,
+        "starts": counts.starts,
+        "late_ticks": counts.late_ticks,
+        "timeouts": counts.timeouts,
+        "errors": counts.errors,
+        "frames": counts.frames,
+        "chars": counts.chars,
+        "latencies_ns": counts.latencies_ns,
+        "cpu_s": cpu1 - cpu0,
+        "failures": failures[:5],
+    }
+
+
+def worker_main(config_text: str) -> int:
+    raise_open_files()
+    import uvloop
+
+    try:
+        result = uvloop.run(worker(json.loads(config_text)))
+    except BenchError as exc:
+        print(json.dumps({"error": str(exc)}))
+        return 1
+    print(json.dumps(result))
+    return 0
+
+
+# --- the coordinator --------------------------------------------------------------------------
+
+
+@dataclass
+class Client:
+    proc: asyncio.subprocess.Process
+    ready: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] = field(default_factory=dict)
+
+    async def line(self, timeout: float) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        raw = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        if not raw:
+            raise BenchError(f"client {self.proc.pid} exited (code {await self.proc.wait()})")
+        message: dict[str, Any] = json.loads(raw)
+        if "error" in message:
+            raise BenchError(f"client {self.proc.pid}: {message['error']}")
+        return message
+
+
+def probe_window(path: Path, start: float, end: float) -> dict[str, Any]:
+    """The probe's lines inside the window: the longest stall and the collections."""
+    late, gc_count, gc_max, seconds = 0.0, [0, 0, 0], [0.0, 0.0, 0.0], 0
+    with contextlib.suppress(OSError):
+        for text in path.read_text().splitlines():
+            line = json.loads(text)
+            # A line covers the second before its time stamp.
+            if not (start + 1.0 <= line["t"] <= end):
+                continue
+            seconds += 1
+            late = max(late, line["late_max_ms"])
+            gc_count = [a + b for a, b in zip(gc_count, line["gc_count"], strict=True)]
+            gc_max = [max(a, b) for a, b in zip(gc_max, line["gc_max_ms"], strict=True)]
+    return {
+        "stall_max_ms": late,
+        "gc_count": gc_count,
+        "gc_max_ms": gc_max,
+        "probe_seconds": seconds,
+    }
+
+
+async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> dict[str, Any]:
+    players = args.players
+    if args.idle:
+        rooms = math.ceil(args.idle / players)
+        playing_rooms = min(rooms, math.ceil(args.playing / players))
+    else:
+        rooms = args.rooms
+        playing_rooms = rooms
+    sockets = rooms * players
+    clients = args.clients or max(1, math.ceil(sockets / SOCKETS_PER_CLIENT))
+    probe = work / "loop-probe.jsonl"
+    extra_env = dict(item.split("=", 1) for item in args.server_env)
+    extra_env["UNO_LOOP_PROBE"] = str(probe)
+    server = Server(
+        "uno memory",
+        "uno",
+        work / "uno",
+        players=players,
+        extra_env=extra_env,
+        py_spy=str(Path(args.py_spy).resolve()) if args.py_spy else "",
+    )
+    procs: list[Client] = []
+    began = time.monotonic()
+    try:
+        await server.launch()
+        await asyncio.sleep(0.3)
+        notes.append(server.build())
+        rss_empty = proc_rss_mb(server.pid)
+        # Rooms dealt round-robin, so every client holds playing rooms and idle ones alike.
+        playing = list(range(playing_rooms))
+        for c in range(clients):
+            config = {
+                "port": server.port,
+                "players": players,
+                "interval": args.interval,
+                "seed": args.seed,
+                "rooms": list(range(c, rooms, clients)),
+                "playing": [i for i in playing if i % clients == c],
+            }
+            proc = await asyncio.create_subprocess_exec(
+                python(),
+                str(Path(__file__).resolve()),
+                "--worker",
+                json.dumps(config),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                cwd=REPO,
+                limit=1 << 26,
+            )
+            procs.append(Client(proc))
+        for client in procs:
+            client.ready = await client.line(READY_TIMEOUT_S)
+        setup_s = time.monotonic() - began
+        notes.append(
+            "rooms set up by the clients in "
+            + ", ".join(f"{c.ready['setup_s']} s (CPU {c.ready['setup_cpu_s']} s)" for c in procs)
+            + f"; server CPU {proc_cpu_seconds(server.pid):.1f} s so far; with the server's"
+            f" launch {setup_s:.1f} s"
+        )
+        server.check_alive()
+        rss_connected = proc_rss_mb(server.pid)
+        start = time.time() + args.warmup
+        end = start + args.window
+        for client in procs:
+            assert client.proc.stdin is not None
+            client.proc.stdin.write((json.dumps({"start": start, "end": end}) + "\n").encode())
+            await client.proc.stdin.drain()
+        await asyncio.sleep(max(0.0, start - time.time()))
+        pid = server.pid
+        cpu0, busy0 = proc_cpu_seconds(pid), machine_cpu_seconds()[0]
+        clients0 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
+        t0 = time.monotonic()
+        await asyncio.sleep(max(0.0, end - time.time()))
+        elapsed = time.monotonic() - t0
+        cpu1, busy1 = proc_cpu_seconds(pid), machine_cpu_seconds()[0]
+        clients1 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
+        rss, hwm = proc_rss_mb(pid), proc_hwm_mb(pid)
+        for client in procs:
+            client.result = await client.line(DRAIN_S + 60)
+        server.check_alive()
+    finally:
+        for client in procs:
+            if client.proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    client.proc.kill()
+                await client.proc.wait()
+        server.stop()
+    results = [c.result for c in procs]
+    latencies = [x for r in results for x in r["latencies_ns"]]
+    moves = sum(r["moves_in_window"] for r in results)
+    server_cpu = 100 * (cpu1 - cpu0) / elapsed
+    client_cpu = 100 * (clients1 - clients0) / elapsed
+    errors: dict[str, int] = {}
+    for r in results:
+        for code, n in r["errors"].items():
+            errors[code] = errors.get(code, 0) + n
+    stalls = probe_window(probe, start, end)
+    return {
+        "mode": "idle" if args.idle else "paced",
+        "rooms": rooms,
+        "players": players,
+        "sockets": sockets,
+        "playing_rooms": playing_rooms,
+        "playing_sockets": playing_rooms * players,
+        "interval_s": args.interval,
+        "offered_moves_per_s": round(playing_rooms / args.interval, 1),
+        "window_s": round(elapsed, 1),
+        "moves_per_s": round(moves / elapsed, 1),
+        "moves_timed": len(latencies),
+        "p50_ms": round(pct(latencies, 0.5), 2),
+        "p99_ms": round(pct(latencies, 0.99), 2),
+        "p999_ms": round(pct(latencies, 0.999), 2),
+        "max_ms": round(max(latencies) / 1e6, 2) if latencies else float("nan"),
+        "server_cpu_pct": round(server_cpu, 1),
+        "cpu_ms_per_move": round(10 * server_cpu / (moves / elapsed), 3) if moves else None,
+        "rss_mb": round(rss, 1),
+        "rss_peak_mb": round(hwm, 1),
+        "rss_empty_mb": round(rss_empty, 1),
+        "rss_connected_mb": round(rss_connected, 1),
+        **stalls,
+        "client_processes": clients,
+        "client_cpu_pct": round(client_cpu, 1),
+        "other_cpu_pct": round(
+            max(0.0, 100 * (busy1 - busy0) / elapsed - server_cpu - client_cpu), 1
+        ),
+        "late_ticks": sum(r["late_ticks"] for r in results),
+        "timeouts": sum(r["timeouts"] for r in results),
+        "errors": errors,
+        "frames_per_s": round(sum(r["frames"] for r in results) / (elapsed + args.warmup), 0),
+        "setup_s": round(setup_s, 1),
+        "failures": [f for r in results for f in r.get("failures", [])][:5],
+    }
+
+
+def main(args: argparse.Namespace) -> int:
+    notes = [raise_open_files()]
+    if args.window == 8.0:  # load.py's default window is for the saturation steps
+        args.window = 30.0
+    if args.warmup == 1.5:
+        args.warmup = max(2 * args.interval, 8.0)
+    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    work = Path(tempfile.mkdtemp(prefix="bench-paced-"))
+    try:
+        import uvloop
+
+        summary = uvloop.run(coordinate(args, work, notes))
+    except BenchError as exc:
+        print(f"load: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    summary["machine"] = header(args, load_before)
+    summary["notes"] = notes
+    print(summary["machine"])
+    print("; ".join(notes))
+    mode = (
+        f"idle: {summary['sockets']} sockets, {summary['playing_sockets']} playing"
+        if args.idle
+        else f"paced: {summary['rooms']} rooms × {summary['players']} seats"
+    )
+    print(
+        f"{mode}, a move per room every {args.interval:g} s "
+        f"(offered {summary['offered_moves_per_s']}/s), {summary['client_processes']} client "
+        f"processes, window {summary['window_s']} s after {args.warmup:g} s warm-up; set-up "
+        f"{summary['setup_s']} s"
+    )
+    print(
+        f"moves/s {summary['moves_per_s']} · command → last recipient p50 {summary['p50_ms']} "
+        f"ms, p99 {summary['p99_ms']} ms, p99.9 {summary['p999_ms']} ms, max "
+        f"{summary['max_ms']} ms ({summary['moves_timed']} moves) · longest loop stall "
+        f"{summary['stall_max_ms']} ms · collections {summary['gc_count']} (longest "
+        f"{summary['gc_max_ms']} ms per generation)"
+    )
+    print(
+        f"server CPU {summary['server_cpu_pct']}% ({summary['cpu_ms_per_move']} ms/move) · RSS "
+        f"{summary['rss_mb']} MB (peak {summary['rss_peak_mb']}, empty {summary['rss_empty_mb']},"
+        f" connected before play {summary['rss_connected_mb']}) · clients CPU "
+        f"{summary['client_cpu_pct']}% · other busy CPU {summary['other_cpu_pct']}% · late ticks "
+        f"{summary['late_ticks']} · timeouts {summary['timeouts']} · errors {summary['errors']}"
+    )
+    if args.json:
+        print(json.dumps(summary))
+    return 0 if not summary["failures"] else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        sys.exit(worker_main(sys.argv[2]))
+    print("run it as: python bench/load.py --paced ... or --idle ...", file=sys.stderr)
+    sys.exit(2)
