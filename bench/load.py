@@ -64,6 +64,13 @@ MAX_ERRORS = 200
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def app_commit(server: Server) -> str:
+    """The commit of a checkout exported for --app-dir (its COMMIT file), if any."""
+    with contextlib.suppress(OSError):
+        return (server.app_dir / "COMMIT").read_text().strip()
+    return "commit unknown"
+
+
 def python() -> str:
     venv = REPO / ".venv" / "bin" / "python"
     return str(venv if venv.exists() else sys.executable)
@@ -82,6 +89,14 @@ def machine_cpu_seconds() -> tuple[float, float]:
     # user nice system idle iowait irq softirq steal guest guest_nice (guests are in user)
     busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6]
     return busy / TICKS, fields[7] / TICKS
+
+
+def proc_run_queue_seconds(pid: int) -> float:
+    """Time the process's main thread spent runnable but waiting for a CPU (taken by other
+    processes): on a shared machine, what a loop stall or a latency owes to the neighbours."""
+    with contextlib.suppress(OSError, IndexError, ValueError):
+        return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[1]) / 1e9
+    return float("nan")
 
 
 def proc_rss_mb(pid: int) -> float:
@@ -307,6 +322,7 @@ class Server:
     players: int = 3
     extra_env: dict[str, str] = field(default_factory=dict)
     py_spy: str = ""  # the UNO server runs under `py-spy record` into this file
+    app_dir: Path = REPO  # the checkout whose app/ the UNO server runs
     shape: tuple[float, int, str] = (1.0, 2000, "event")  # baseline: frames per seat, size, type
 
     @property
@@ -327,7 +343,9 @@ class Server:
                 "UNO_TEST_HOOKS": "0",
                 "RATE_LIMIT_PER_SECOND": "1000000",
                 "RATE_LIMIT_BURST": "1000000",
-                "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+                "PYTHONPATH": os.pathsep.join(
+                    filter(None, [str(self.app_dir), env.get("PYTHONPATH")])
+                ),
                 **self.extra_env,
             }
         )
@@ -392,7 +410,8 @@ class Server:
         if self.kind != "uno":
             return f"{self.name}: {loop}"
         compiled = any("/app/engine/" in line and line.endswith(".so") for line in lines)
-        return f"{self.name}: {loop}, engine {'native' if compiled else 'pure'}"
+        where = "" if self.app_dir == REPO else f", app from {self.app_dir} ({app_commit(self)})"
+        return f"{self.name}: {loop}, engine {'native' if compiled else 'pure'}{where}"
 
     async def add_room(self, index: int, seed: int) -> None:
         room = Room(self, random.Random(seed * 1_000_003 + index))
@@ -496,6 +515,7 @@ class Window:
     rss_mb: float
     client_cpu: float
     other_cpu: float  # the rest of the machine: busy CPU not spent by the server or client
+    run_queue: float  # percent of the window the server waited for a CPU while runnable
     steal: float  # percent of one CPU taken by the hypervisor
 
     @property
@@ -551,10 +571,12 @@ async def measure(server: Server, rooms: int, args: argparse.Namespace, window: 
         before = counters.snapshot()
         errors_before = sum(counters.errors.values())
         pid = server.pid
+        queue0 = proc_run_queue_seconds(pid)
         cpu0, client0, t0 = proc_cpu_seconds(pid), time.process_time(), time.monotonic()
         busy0, steal0 = machine_cpu_seconds()
         await asyncio.sleep(window)
         cpu1, client1, t1 = proc_cpu_seconds(pid), time.process_time(), time.monotonic()
+        queue1 = proc_run_queue_seconds(pid)
         busy1, steal1 = machine_cpu_seconds()
         after = counters.snapshot()
         counters.recording = False
@@ -592,6 +614,7 @@ async def measure(server: Server, rooms: int, args: argparse.Namespace, window: 
         100 * (client1 - client0) / elapsed,
         100 * max(0.0, (busy1 - busy0) - (cpu1 - cpu0) - (client1 - client0)) / elapsed,
         100 * (steal1 - steal0) / elapsed,
+        100 * (queue1 - queue0) / elapsed,
     )
 
 
@@ -614,6 +637,7 @@ async def run(args: argparse.Namespace, work: Path) -> tuple[list[Window], list[
             players=args.players,
             extra_env=extra_env,
             py_spy=str(Path(args.py_spy).resolve()) if args.py_spy else "",
+            app_dir=Path(args.app_dir).resolve() if args.app_dir else REPO,
         )
     ]
     if args.sqlite:
@@ -715,6 +739,7 @@ def table(results: list[Window]) -> list[dict[str, str]]:
                 "client CPU%": f"{w.client_cpu:.0f}",
                 "other CPU%": f"{w.other_cpu:.0f}",
                 "steal%": f"{w.steal:.0f}",
+                "server waits for CPU%": f"{w.run_queue:.0f}",
                 "bound": "+".join(bound) or "-",
                 "errors": str(w.errors),
                 "moves/s ÷ base": f"{w.moves_per_s / b.moves_per_s:.2f}" if uno and b else "",
@@ -733,7 +758,9 @@ NOTE = (
     "process at 85% or more of a CPU (client: this Python client is the limit, and that row "
     "shows what it drives, not what its server could take); other: the machine's busy CPU not "
     "spent by the server or the client (other work, the kernel); steal: taken by the "
-    "hypervisor; ÷ base: over the baseline at the same number of rooms (CPU/move holds when "
+    "hypervisor; server waits for CPU: the time its main thread was runnable but another "
+    "process had the CPU (/proc/<pid>/task/<pid>/schedstat); ÷ base: over the baseline at "
+    "the same number of rooms (CPU/move holds when "
     "the baseline is client-bound, moves/s then does not)."
 )
 
@@ -777,6 +804,13 @@ def main() -> int:
         default=[],
         metavar="NAME=VALUE",
         help="extra environment of the UNO server (e.g. UNO_GC=off), repeatable",
+    )
+    parser.add_argument(
+        "--app-dir",
+        default="",
+        metavar="DIR",
+        help="run the UNO server from this checkout's app/ (e.g. a `git archive` of an older "
+        "commit with its compiled engine copied in), to measure two commits in one session",
     )
     parser.add_argument(
         "--py-spy",
@@ -871,6 +905,7 @@ def saturation_summary(results: list[Window], machine: str) -> dict[str, Any]:
         "client_cpu_pct": round(w.client_cpu, 1),
         "baseline_client_cpu_pct": round(b.client_cpu, 1),
         "other_cpu_pct": round(w.other_cpu, 1),
+        "server_run_queue_pct": round(w.run_queue, 1),
         "baseline_other_cpu_pct": round(b.other_cpu, 1),
         "frames_per_seat_per_command": round(per_seat, 3),
         "frame_chars": size,

@@ -49,6 +49,7 @@ from load import (
     pct,
     proc_cpu_seconds,
     proc_rss_mb,
+    proc_run_queue_seconds,
     python,
 )
 from move_latency import ROOM_SETTINGS, BenchError, policy
@@ -57,7 +58,7 @@ from websockets.asyncio.client import ClientConnection
 SOCKETS_PER_CLIENT = 2500
 SETUP_CONCURRENCY = 16
 REPLY_TIMEOUT_S = 30.0  # an overloaded server answers late; a stuck one is reported
-READY_TIMEOUT_S = 150.0
+READY_TIMEOUT_S = 420.0  # 2,000 rooms take ~40 s on a quiet machine, minutes on a busy one
 DRAIN_S = 10.0  # after the window: commands sent inside it may still complete
 
 
@@ -269,6 +270,16 @@ class Http:
         self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if self.streams is not None:
+            try:
+                return await self._post(path, body)
+            except (asyncio.IncompleteReadError, ConnectionError):
+                # uvicorn closes a keep-alive connection idle for 5 s, and only an idle one:
+                # the request was not read, so sending it again on a new connection is safe.
+                self.close()
+        return await self._post(path, body)
+
+    async def _post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if self.streams is None:
             self.streams = await asyncio.open_connection("127.0.0.1", self.port)
         reader, writer = self.streams
@@ -335,6 +346,9 @@ async def worker(config: dict[str, Any]) -> dict[str, Any]:
             while todo:
                 index = todo.pop()
                 rooms.append(await set_up_room(http, port, index, players, counts, config["seed"]))
+                if len(rooms) % 100 == 0:
+                    elapsed = time.monotonic() - began
+                    print(f"{len(rooms)} rooms set up after {elapsed:.1f} s", file=sys.stderr)
         finally:
             http.close()
 
@@ -457,6 +471,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         players=players,
         extra_env=extra_env,
         py_spy=str(Path(args.py_spy).resolve()) if args.py_spy else "",
+        app_dir=Path(args.app_dir).resolve() if args.app_dir else REPO,
     )
     procs: list[Client] = []
     began = time.monotonic()
@@ -488,7 +503,10 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
             )
             procs.append(Client(proc))
         for client in procs:
-            client.ready = await client.line(READY_TIMEOUT_S)
+            try:
+                client.ready = await client.line(READY_TIMEOUT_S)
+            except TimeoutError:
+                raise BenchError(f"the rooms were not set up in {READY_TIMEOUT_S} s") from None
         setup_s = time.monotonic() - began
         notes.append(
             "rooms set up by the clients in "
@@ -506,12 +524,14 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
             await client.proc.stdin.drain()
         await asyncio.sleep(max(0.0, start - time.time()))
         pid = server.pid
+        queue0 = proc_run_queue_seconds(pid)
         cpu0, busy0 = proc_cpu_seconds(pid), machine_cpu_seconds()[0]
         clients0 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
         t0 = time.monotonic()
         await asyncio.sleep(max(0.0, end - time.time()))
         elapsed = time.monotonic() - t0
         cpu1, busy1 = proc_cpu_seconds(pid), machine_cpu_seconds()[0]
+        queue1 = proc_run_queue_seconds(pid)
         clients1 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
         rss, hwm = proc_rss_mb(pid), proc_hwm_mb(pid)
         for client in procs:
@@ -557,6 +577,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         "rss_empty_mb": round(rss_empty, 1),
         "rss_connected_mb": round(rss_connected, 1),
         **stalls,
+        "server_run_queue_pct": round(100 * (queue1 - queue0) / elapsed, 1),
         "client_processes": clients,
         "client_cpu_pct": round(client_cpu, 1),
         "other_cpu_pct": round(
@@ -614,7 +635,8 @@ def main(args: argparse.Namespace) -> int:
         f"server CPU {summary['server_cpu_pct']}% ({summary['cpu_ms_per_move']} ms/move) · RSS "
         f"{summary['rss_mb']} MB (peak {summary['rss_peak_mb']}, empty {summary['rss_empty_mb']},"
         f" connected before play {summary['rss_connected_mb']}) · clients CPU "
-        f"{summary['client_cpu_pct']}% · other busy CPU {summary['other_cpu_pct']}% · late ticks "
+        f"{summary['client_cpu_pct']}% · other busy CPU {summary['other_cpu_pct']}% · server "
+        f"waited for a CPU {summary['server_run_queue_pct']}% of the window · late ticks "
         f"{summary['late_ticks']} · timeouts {summary['timeouts']} · errors {summary['errors']}"
     )
     if args.json:
