@@ -194,6 +194,24 @@ class Room:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), left)
 
+    async def settle_connected(self) -> None:
+        self.target = 0
+        deadline = time.monotonic() + REPLY_TIMEOUT_S
+        while True:
+            versions = {seat.version for seat in self.seats}
+            if len(versions) == 1 and versions != {-1}:
+                view = self.seats[0].current_view()
+                seats = view.get("seats") or view.get("players") or []
+                if view.get("version") == self.seats[0].version and all(
+                    s.get("connected") for s in seats
+                ):
+                    return
+            if time.monotonic() > deadline:
+                raise BenchError(f"room {self.index}: the seats did not settle")
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), 0.5)
+
     async def step(self) -> None:
         """One command: a deal when the table waits for one, else the move of a seat."""
         counts = self.counts
@@ -328,8 +346,10 @@ async def set_up_room(
         room.seats.append(seat)
         room.readers.append(asyncio.create_task(seat.read()))
         await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
-    # Every seat welcomed, then the first deal (every table holds a game, idle ones too).
-    await room.all_reached(0)
+    # Every seat welcomed and seen connected by all, then the first deal (every table holds a
+    # game, idle ones too). Each connection is an event: a deal sent before the last of them
+    # reached every seat would act on an old view.
+    await room.settle_connected()
     await room.step()
     return room
 
