@@ -99,6 +99,10 @@ def proc_run_queue_seconds(pid: int) -> float:
     return float("nan")
 
 
+def own_run_queue_seconds() -> float:
+    return proc_run_queue_seconds(os.getpid())
+
+
 def proc_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -516,6 +520,7 @@ class Window:
     client_cpu: float
     other_cpu: float  # the rest of the machine: busy CPU not spent by the server or client
     run_queue: float  # percent of the window the server waited for a CPU while runnable
+    client_run_queue: float  # the same for this client
     steal: float  # percent of one CPU taken by the hypervisor
 
     @property
@@ -571,12 +576,12 @@ async def measure(server: Server, rooms: int, args: argparse.Namespace, window: 
         before = counters.snapshot()
         errors_before = sum(counters.errors.values())
         pid = server.pid
-        queue0 = proc_run_queue_seconds(pid)
+        queue0, client_queue0 = proc_run_queue_seconds(pid), own_run_queue_seconds()
         cpu0, client0, t0 = proc_cpu_seconds(pid), time.process_time(), time.monotonic()
         busy0, steal0 = machine_cpu_seconds()
         await asyncio.sleep(window)
         cpu1, client1, t1 = proc_cpu_seconds(pid), time.process_time(), time.monotonic()
-        queue1 = proc_run_queue_seconds(pid)
+        queue1, client_queue1 = proc_run_queue_seconds(pid), own_run_queue_seconds()
         busy1, steal1 = machine_cpu_seconds()
         after = counters.snapshot()
         counters.recording = False
@@ -615,6 +620,7 @@ async def measure(server: Server, rooms: int, args: argparse.Namespace, window: 
         100 * max(0.0, (busy1 - busy0) - (cpu1 - cpu0) - (client1 - client0)) / elapsed,
         100 * (steal1 - steal0) / elapsed,
         100 * (queue1 - queue0) / elapsed,
+        100 * (client_queue1 - client_queue0) / elapsed,
     )
 
 
@@ -906,6 +912,7 @@ def saturation_summary(results: list[Window], machine: str) -> dict[str, Any]:
         "baseline_client_cpu_pct": round(b.client_cpu, 1),
         "other_cpu_pct": round(w.other_cpu, 1),
         "server_run_queue_pct": round(w.run_queue, 1),
+        "client_run_queue_pct": round(w.client_run_queue, 1),
         "baseline_other_cpu_pct": round(b.other_cpu, 1),
         "frames_per_seat_per_command": round(per_seat, 3),
         "frame_chars": size,
