@@ -327,6 +327,7 @@ class Server:
     extra_env: dict[str, str] = field(default_factory=dict)
     py_spy: str = ""  # the UNO server runs under `py-spy record` into this file
     app_dir: Path = REPO  # the checkout whose app/ the UNO server runs
+    uvicorn_args: list[str] = field(default_factory=list)
     shape: tuple[float, int, str] = (1.0, 2000, "event")  # baseline: frames per seat, size, type
 
     @property
@@ -358,6 +359,7 @@ class Server:
                 python(),
                 *("-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"),
                 *("--port", str(self.port), "--ws-max-size", "1048576", "--log-level", "warning"),
+                *self.uvicorn_args,
             ]
         else:
             command = [python(), str(BENCH / "baseline_ws.py"), "--port", str(self.port)]
@@ -644,6 +646,7 @@ async def run(args: argparse.Namespace, work: Path) -> tuple[list[Window], list[
             extra_env=extra_env,
             py_spy=str(Path(args.py_spy).resolve()) if args.py_spy else "",
             app_dir=Path(args.app_dir).resolve() if args.app_dir else REPO,
+            uvicorn_args=args.uvicorn_arg,
         )
     ]
     if args.sqlite:
@@ -810,6 +813,13 @@ def main() -> int:
         default=[],
         metavar="NAME=VALUE",
         help="extra environment of the UNO server (e.g. UNO_GC=off), repeatable",
+    )
+    parser.add_argument(
+        "--uvicorn-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="an extra argument of the UNO server's uvicorn, e.g. --uvicorn-arg=--ws=websockets",
     )
     parser.add_argument(
         "--app-dir",

@@ -492,6 +492,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         extra_env=extra_env,
         py_spy=str(Path(args.py_spy).resolve()) if args.py_spy else "",
         app_dir=Path(args.app_dir).resolve() if args.app_dir else REPO,
+        uvicorn_args=args.uvicorn_arg,
     )
     procs: list[Client] = []
     began = time.monotonic()
