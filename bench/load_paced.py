@@ -340,7 +340,10 @@ async def set_up_room(
         tokens[joined["seat"]] = joined["token"]
     for _, token in sorted(tokens.items()):
         ws = await websockets.connect(
-            f"ws://127.0.0.1:{port}/ws/rooms/{code}", max_size=1 << 22, compression=None
+            f"ws://127.0.0.1:{port}/ws/rooms/{code}",
+            max_size=1 << 22,
+            compression=None,
+            open_timeout=REPLY_TIMEOUT_S,  # a server busy setting up 2,000 rooms accepts late
         )
         seat = Seat(ws, room)
         room.seats.append(seat)
