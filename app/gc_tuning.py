@@ -21,7 +21,7 @@ DEFAULT_MODE = "default"
 # Young collections every 50,000 net allocations instead of 700: a move allocates a few thousand
 # short-lived objects (views, frames), which then die before a collection looks at them; the
 # older generations keep CPython's ratios.
-TUNED_THRESHOLDS = (50_000, 20, 100)
+TUNED_THRESHOLDS = (50_000, 20, 10)
 
 _applied: str | None = None
 
