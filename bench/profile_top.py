@@ -32,6 +32,7 @@ AREAS: dict[str, str] = {
     ),
     "RoomService.submit (room path, engine, store)": r"RoomService\.submit",
     "history reads (events/commits since)": r"events_since|commits_since|_History\.since",
+    "asyncio.wait_for around sends (a timeout per frame)": r"wait_for \(asyncio/tasks",
     "HTTP requests (FastAPI routes)": r"httptools_impl\.py.*run_asgi|RequestResponse",
 }
 # Leaves that are the event loop's own C code (uvloop: polling, socket reads, scheduling).
