@@ -58,8 +58,9 @@ from websockets.asyncio.client import ClientConnection
 SOCKETS_PER_CLIENT = 2500
 SETUP_CONCURRENCY = 16
 REPLY_TIMEOUT_S = 30.0  # an overloaded server answers late; a stuck one is reported
-READY_TIMEOUT_S = 420.0  # 2,000 rooms take ~40 s on a quiet machine, minutes on a busy one
+READY_TIMEOUT_S = 600.0  # 2,000 rooms take ~40 s on a quiet machine, minutes on a busy one
 DRAIN_S = 10.0  # after the window: commands sent inside it may still complete
+LAUNCHED: list[Server] = []  # stopped again on the way out, whatever interrupted the run
 
 
 def raise_open_files() -> str:
@@ -344,6 +345,8 @@ async def set_up_room(
             max_size=1 << 22,
             compression=None,
             open_timeout=REPLY_TIMEOUT_S,  # a server busy setting up 2,000 rooms accepts late
+            # Browsers send no pings (the server pings every socket, and that is measured).
+            ping_interval=None,
         )
         seat = Seat(ws, room)
         room.seats.append(seat)
@@ -504,6 +507,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         uvicorn_args=args.uvicorn_arg,
     )
     procs: list[Client] = []
+    LAUNCHED.append(server)
     began = time.monotonic()
     try:
         await server.launch()
@@ -638,6 +642,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"load: {exc}", file=sys.stderr)
         return 1
     finally:
+        for server in LAUNCHED:
+            server.stop()
         shutil.rmtree(work, ignore_errors=True)
     summary["machine"] = header(args, load_before)
     summary["notes"] = notes
