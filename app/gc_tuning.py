@@ -16,6 +16,7 @@ import os
 log = logging.getLogger(__name__)
 
 GC_ENV = "UNO_GC"
+THRESHOLDS_ENV = "UNO_GC_THRESHOLDS"  # "a,b,c": the tuned mode's thresholds instead
 MODES = ("tuned", "freeze", "default", "off")
 DEFAULT_MODE = "default"
 # Young collections every 50,000 net allocations instead of 700: a move allocates a few thousand
@@ -43,6 +44,19 @@ def after_start_up(mode: str | None = None) -> str:
         gc.collect()
         gc.freeze()
         if chosen == "tuned":
-            gc.set_threshold(*TUNED_THRESHOLDS)
+            gc.set_threshold(*_thresholds())
     _applied = chosen
     return chosen
+
+
+def _thresholds() -> tuple[int, int, int]:
+    text = os.environ.get(THRESHOLDS_ENV, "")
+    try:
+        first, second, third = (int(part) for part in text.split(","))
+    except ValueError:
+        if text:
+            log.warning(
+                "%s=%r is not three integers; using %s", THRESHOLDS_ENV, text, TUNED_THRESHOLDS
+            )
+        return TUNED_THRESHOLDS
+    return first, second, third

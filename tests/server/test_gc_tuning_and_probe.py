@@ -51,6 +51,13 @@ def test_tuned_freezes_start_up_and_sets_the_thresholds_once() -> None:
     assert isinstance(frozen, int) and frozen > 1000  # the imported modules' objects
 
 
+def test_the_thresholds_can_come_from_the_environment() -> None:
+    env = {gc_tuning.GC_ENV: "tuned", gc_tuning.THRESHOLDS_ENV: "2000,10,100"}
+    assert settle(None, env)[3] == [2000, 10, 100]
+    env[gc_tuning.THRESHOLDS_ENV] = "2000,10"  # not three integers: the built-in ones
+    assert settle(None, env)[3] == list(gc_tuning.TUNED_THRESHOLDS)
+
+
 def test_freeze_keeps_cpython_thresholds() -> None:
     mode, _, enabled, threshold, frozen = settle("freeze")
     assert (mode, enabled) == ("freeze", True)
