@@ -36,6 +36,7 @@ class LoopProbe:
         # and its wall time then says more about the neighbours than about the heap.
         self._gc_cpu_max = [0.0, 0.0, 0.0]
         self._gc_cpu_total = 0.0
+        self._gc_collected = 0  # cyclic garbage freed: what the collections were for
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -49,6 +50,7 @@ class LoopProbe:
         self._gc_max[generation] = max(self._gc_max[generation], pause)
         self._gc_cpu_max[generation] = max(self._gc_cpu_max[generation], cpu)
         self._gc_cpu_total += cpu
+        self._gc_collected += info.get("collected", 0)
 
     def _report(self, out: Any) -> None:
         line = {
@@ -59,12 +61,14 @@ class LoopProbe:
             "gc_max_ms": [round(p * 1000, 3) for p in self._gc_max],
             "gc_cpu_max_ms": [round(p * 1000, 3) for p in self._gc_cpu_max],
             "gc_cpu_ms": round(self._gc_cpu_total * 1000, 3),
+            "gc_collected": self._gc_collected,
         }
         out.write(json.dumps(line) + "\n")
         out.flush()
         self._late_max, self._wakes = 0.0, 0
         self._gc_count, self._gc_max = [0, 0, 0], [0.0, 0.0, 0.0]
         self._gc_cpu_max, self._gc_cpu_total = [0.0, 0.0, 0.0], 0.0
+        self._gc_collected = 0
 
     async def run(self) -> None:
         gc.callbacks.append(self._on_gc)

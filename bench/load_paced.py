@@ -459,7 +459,7 @@ class Client:
 def probe_window(path: Path, start: float, end: float) -> dict[str, Any]:
     """The probe's lines inside the window: the longest stall and the collections."""
     late, gc_count, gc_max, seconds = 0.0, [0, 0, 0], [0.0, 0.0, 0.0], 0
-    gc_cpu_max, gc_cpu = [0.0, 0.0, 0.0], 0.0
+    gc_cpu_max, gc_cpu, collected = [0.0, 0.0, 0.0], 0.0, 0
     with contextlib.suppress(OSError):
         for text in path.read_text().splitlines():
             line = json.loads(text)
@@ -473,12 +473,14 @@ def probe_window(path: Path, start: float, end: float) -> dict[str, Any]:
             cpu_max = line.get("gc_cpu_max_ms", [0.0, 0.0, 0.0])
             gc_cpu_max = [max(a, b) for a, b in zip(gc_cpu_max, cpu_max, strict=True)]
             gc_cpu += line.get("gc_cpu_ms", 0.0)
+            collected += line.get("gc_collected", 0)
     return {
         "stall_max_ms": late,
         "gc_count": gc_count,
         "gc_max_ms": gc_max,
         "gc_cpu_max_ms": gc_cpu_max,
         "gc_cpu_ms": round(gc_cpu, 1),
+        "gc_collected": collected,
         "probe_seconds": seconds,
     }
 
@@ -666,7 +668,7 @@ def main(args: argparse.Namespace) -> int:
         f"{summary['max_ms']} ms ({summary['moves_timed']} moves) · longest loop stall "
         f"{summary['stall_max_ms']} ms · collections {summary['gc_count']} (longest "
         f"{summary['gc_max_ms']} ms per generation; CPU {summary['gc_cpu_max_ms']} ms, "
-        f"{summary['gc_cpu_ms']} ms in all)"
+        f"{summary['gc_cpu_ms']} ms in all, {summary['gc_collected']} objects freed)"
     )
     print(
         f"server CPU {summary['server_cpu_pct']}% ({summary['cpu_ms_per_move']} ms/move) · RSS "

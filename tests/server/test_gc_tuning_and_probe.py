@@ -101,5 +101,6 @@ async def test_the_probe_reports_a_blocked_loop_and_collections(tmp_path: Path) 
         "gc_max_ms",
         "gc_cpu_max_ms",
         "gc_cpu_ms",
+        "gc_collected",
     }
     assert len(gc.callbacks) == callbacks  # the probe unhooked itself
