@@ -58,6 +58,22 @@ def test_the_thresholds_can_come_from_the_environment() -> None:
     assert settle(None, env)[3] == list(gc_tuning.TUNED_THRESHOLDS)
 
 
+def test_rolling_freezes_what_survives_a_collection() -> None:
+    code = (
+        "import gc, json; from app import gc_tuning; gc_tuning.after_start_up('rolling'); "
+        "before = gc.get_freeze_count(); keep = [[i] for i in range(5000)]; gc.collect(0); "
+        "print(json.dumps([before, gc.get_freeze_count(), len(gc.get_objects(0))]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != gc_tuning.GC_ENV}
+    env["PYTHONPATH"] = str(REPO)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    before, after, young = json.loads(out.stdout.strip().splitlines()[-1])
+    assert after >= before + 5000  # the survivors went to the permanent generation
+    assert young < 100
+
+
 def test_freeze_keeps_cpython_thresholds() -> None:
     mode, _, enabled, threshold, frozen = settle("freeze")
     assert (mode, enabled) == ("freeze", True)
