@@ -119,21 +119,39 @@ class Commit:
         return kinds(self.frames[None])
 
 
-async def one_commit(t: Table, actor: Client, type_: str, **fields: Any) -> Commit:
+async def one_commit(
+    t: Table, actor: Client, type_: str, answer: str = "ack", **fields: Any
+) -> Commit:
     """`actor` sends one command; check the frames it and every other member get for it."""
     before = await catch_up(t)
     marks = [len(c.frames) for c in t.members]
     reply = await actor.act(type_, **fields)
-    assert reply["type"] == "ack", reply
-    after = reply["version"]
+    assert reply["type"] == answer, reply
+    after = reply["version"] if answer == "ack" else await t.server.version(t.room)
     got = actor.frames[marks[t.members.index(actor)] :]
-    # Exactly one `events` frame for the command, then its ack.
-    assert [f["type"] for f in got] == ["events", "ack"], [f["type"] for f in got]
+    # Exactly one `events` frame for the command, then its answer.
+    assert [f["type"] for f in got] == ["events", answer], [f["type"] for f in got]
     mine = got[0]
     versions = [e["version"] for e in mine["events"]]
     assert versions == list(range(before + 1, after + 1)), (before, versions, after)
     assert mine["version"] == after == mine["view"]["version"]
-    frames: dict[int | None, dict[str, Any]] = {actor.seat: mine}
+    return await _everyone_else(t, actor, marks, mine, reply)
+
+
+async def _everyone_else(
+    t: Table,
+    actor: Client | None,
+    marks: list[int],
+    mine: dict[str, Any],
+    reply: dict[str, Any],
+) -> Commit:
+    """Every member but `actor` got the commit of `mine` as one frame of its own, with the
+    same versions and kinds; every view is the server's state after the commit."""
+    after = mine["version"]
+    versions = [e["version"] for e in mine["events"]]
+    frames: dict[int | None, dict[str, Any]] = {}
+    if actor is not None:
+        frames[actor.seat] = mine
     for client, mark in zip(t.members, marks, strict=True):
         if client is actor:
             continue
@@ -149,6 +167,14 @@ async def one_commit(t: Table, actor: Client, type_: str, **fields: Any) -> Comm
         check_view(frame["view"], seat)
         assert_view_of(frame["view"], state, seat)
     return Commit(frames, reply)
+
+
+async def timer_commit(t: Table, timeout: float) -> Commit:
+    """The next commit, made by a timer: one frame to every member."""
+    await catch_up(t)
+    marks = [len(c.frames) for c in t.members]
+    first = await t.watcher.until(lambda f: f["type"] == "events", timeout)
+    return await _everyone_else(t, None, marks, first, {})
 
 
 def assert_view_of(view: dict[str, Any], state: Any, seat: int | None) -> None:
@@ -446,6 +472,35 @@ async def test_a_round_end(server: Harness) -> None:
         assert view["seats"][0]["hand_count"] == 0
         if seat is not None:
             assert moves(view)["play"] == [] and moves(view)["draw"] is False
+
+
+# --- commits nobody's command made whole: a timer, a refused catch ----------------------------
+
+
+async def test_a_challenge_timer_commit(server: Harness) -> None:
+    t = await table(server, [["wild_draw4", *YELLOW[:6]], BLUE, GREEN], challenge_seconds=3)
+    await one_commit(t, t.players[0], "play", card=t.ids[0][0], color="blue")
+    expired = await timer_commit(t, timeout=5)
+    assert expired.kinds == ["timer_expired", "card_drawn", "turn_skipped"]
+    assert expired.events(None)[0]["timer"] == "challenge"
+    assert expired.events(1)[1]["count"] == 4 and len(expired.events(1)[1]["cards"]) == 4
+    for seat in (0, 1, 2, None):
+        view = expired.view(seat)
+        assert view["state"]["phase"] == "play" and view["state"]["turn"] == 2
+        assert view["state"]["deadlines"]["challenge"] is None
+        assert [s["hand_count"] for s in view["seats"]] == [6, 11, 7]
+
+
+async def test_a_false_catch_commits_its_penalty_then_the_error(server: Harness) -> None:
+    t = await table(server, [YELLOW, BLUE, GREEN], false_catch_penalty=2)
+    refused = await one_commit(t, t.players[1], "catch", answer="error", seat=2)
+    assert refused.reply["code"] == "not_catchable"
+    assert refused.kinds == ["false_catch", "card_drawn"]
+    assert refused.events(None)[0]["seat"] == 1 and refused.events(None)[0]["target"] == 2
+    for seat in (0, 1, 2, None):
+        view = refused.view(seat)
+        assert [s["hand_count"] for s in view["seats"]] == [7, 9, 7]
+        assert view["state"]["turn"] == 0
 
 
 # --- resume: the missed events in `events` frames, then the welcome ---------------------------
