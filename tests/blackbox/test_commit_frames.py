@@ -371,10 +371,10 @@ async def test_wild_shuffle_hands(server: Harness) -> None:
         assert len(mine) == counts[seat] == view["seats"][seat]["hand_count"]
         new_hands.append(set(mine))
     assert set().union(*new_hands) == everyone
-    for seat in (0, 1, 2, None):
-        state = played.view(seat)["state"]
+    for member in (0, 1, 2, None):
+        state = played.view(member)["state"]
         assert state["turn"] == 1 and state["color"] == "blue" and state["phase"] == "play"
-        assert [s["hand_count"] for s in played.view(seat)["seats"]] == counts
+        assert [s["hand_count"] for s in played.view(member)["seats"]] == counts
 
 
 async def test_seven_swaps_hands(server: Harness) -> None:
