@@ -12,6 +12,7 @@ from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from app.engine.actions import Leave
+from app.engine.errors import ErrorCode
 from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.transport import frames
@@ -110,7 +111,7 @@ async def _handshake(
     return identity, frame
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str) -> None:
+async def _refuse(websocket: WebSocket, code: ErrorCode, message: str) -> None:
     await websocket.send_text(frames.encode(frames.error(code, message)))
     await websocket.close(code=CLOSE_UNAUTHORIZED)
 
