@@ -103,8 +103,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     port = _free_port()
     env = dict(os.environ, DATABASE_URL="memory://", PYTHONPATH=ROOT)
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)]
-        + ["--log-level", "warning", "--ws-max-size", "1048576"],
+        [
+            *(sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)),
+            *("--log-level", "warning", "--ws-max-size", "1048576"),
+        ],
         cwd=ROOT,
         env=env,
     )
