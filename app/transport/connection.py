@@ -79,7 +79,11 @@ class Connection:
         self.identity = identity
         self.service = service
         config = service.config
-        self._max_items = config.outbox_max_frames
+        # A client within its budgets never fills the outbox, however slow our sends: it can
+        # have a whole rate burst and error burst of replies queued at once.
+        self._max_items = max(
+            config.outbox_max_frames, config.rate_limit_burst + config.error_budget_burst + 32
+        )
         self._send_timeout = config.send_timeout_seconds
         self._resume_max_bytes = config.resume_max_bytes
         self.version = -1  # the last version this client has received
@@ -198,7 +202,9 @@ class Connection:
 
     async def _send(self, text: str) -> None:
         # A client that does not read blocks the send once the buffers are full: bounded.
-        await asyncio.wait_for(self.websocket.send_text(text), self._send_timeout)
+        # (asyncio.timeout, not wait_for: no task per send on the hot path.)
+        async with asyncio.timeout(self._send_timeout):
+            await self.websocket.send_text(text)
 
     async def _close_socket(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
