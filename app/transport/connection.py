@@ -256,10 +256,27 @@ class Connection:
                 text = frames.commit_frames(commit, now).for_seat(seat)
             await self._send(text)
             self.version = commit.last
-        if behind:  # only when the newest commit lost its state: start afresh
-            record = await self.service.store.load(self.room)
-            if record is not None:
-                await self._welcome(record.state)
+        if behind:
+            # The newest commits read lost their states while this socket was sending (more
+            # commits landed meanwhile): their events, and whatever came since, in one frame
+            # with the view of the room now.
+            await self._send_merged_to_now()
+
+    async def _send_merged_to_now(self) -> None:
+        record = await self.service.store.load(self.room)
+        if record is None:
+            return
+        state = record.state
+        held = await self.service.store.events_since(self.room, self.version)
+        events = [e for e in held or () if e.version <= state.version]
+        if not events or events[-1].version != state.version:
+            await self._welcome(state)  # the history no longer reaches back: start afresh
+            return
+        seat = self._seat(state)
+        await self._send(
+            frames.merged_frame(events, state, seat, self.service.clock(), self.version)
+        )
+        self.version = state.version
 
     async def _welcome(self, state: State) -> None:
         recent = await self.service.store.events_since(
