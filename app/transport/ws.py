@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from app.engine.actions import Leave
+from app.engine.errors import ErrorCode
 from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.transport import frames
@@ -110,7 +110,7 @@ async def _handshake(
     return identity, frame
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str) -> None:
+async def _refuse(websocket: WebSocket, code: ErrorCode, message: str) -> None:
     await websocket.send_text(frames.encode(frames.error(code, message)))
     await websocket.close(code=CLOSE_UNAUTHORIZED)
 
@@ -178,18 +178,18 @@ async def _serve(
             limits.refuse(conn, frames.error(exc.code, exc.message, exc.command_id))
             continue
         if isinstance(frame, Ping):
-            conn.send(frames.pong(int(time.time() * 1000), frame.command_id))
+            conn.send(frames.pong(service.clock(), frame.command_id))
         elif isinstance(frame, Hello):
-            if limits.resumes.take():
-                await _hello_again(conn, service, frame, limits)
-            else:
-                limits.refuse(conn, frames.error("rate_limited", "too many hellos, slow down"))
+            # A hello is always answered with a welcome (PROTOCOL), but only a few per
+            # second may replay history: past that, the welcome alone.
+            replay = limits.resumes.take()
+            await _hello_again(conn, service, frame, limits, replay)
         else:
             await _command(conn, service, frame, limits)
 
 
 async def _hello_again(
-    conn: Connection, service: RoomService, hello: Hello, limits: _Limits
+    conn: Connection, service: RoomService, hello: Hello, limits: _Limits, replay: bool
 ) -> None:
     """The server always answers `hello` with a `welcome` (PROTOCOL.md): the same credential
     again resumes this socket from `since`; another one cannot switch its identity."""
@@ -201,7 +201,7 @@ async def _hello_again(
     if identity is None or identity.member_id != conn.identity.member_id:
         limits.refuse(conn, frames.error("bad_frame", "this socket is already authenticated"))
         return
-    conn.resume(hello.since)
+    conn.resume(hello.since if replay else None)
 
 
 async def _command(
