@@ -25,7 +25,16 @@ number of event frames each seat received (spread over moves so the average is e
 their average size, then one ack. The ratios are UNO moves/s over baseline acks/s and UNO p99
 over baseline p99: the server's cost over raw socket I/O on this machine.
 
+Both wires are read alike (bench/wire.py): v1's `event` frame per event and v2's `events` frame
+per commit; the baseline replays the type, count and size measured. `--json` prints one JSON
+object last for the saturation step (moves_per_s, cpu_ms_per_move, baseline_cpu_ms_per_move,
+cpu_ratio, p50_ms, p99_ms, rss_mb, the frame shape, the machine's other CPU and the time the
+server and the client waited for a CPU). `--paced` and `--idle` run bench/load_paced.py (rooms
+at a person's pace, many sockets, client processes, a stall probe in the server). `--app-dir`,
+`--server-env`, `--uvicorn-arg` and `--py-spy` change or profile the UNO server.
+
 Usage: python bench/load.py [--rooms 100] [--steps 10,50,100] [--max-seconds 90] [--markdown]
+       [--json] | --paced --rooms 2000 --players 4 --interval 4 | --idle 10000 [--playing 500]
 """
 
 from __future__ import annotations
