@@ -14,7 +14,7 @@ PORT   ?= 8000
 # `make pure` goes back to the sources. The bot stays interpreted.
 ENGINE_SRC := $(addprefix app/engine/,actions.py errors.py events.py cards.py settings.py \
 	decks.py state.py wire.py table.py legal.py play.py scoring.py deal.py lobby.py timers.py \
-	rules.py view.py rng.py)
+	rules.py view.py rng.py text.py)
 NATIVE     := build/.engine-native
 NATIVE_SO  := app/engine/*.so *__mypyc.*.so
 

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.api import errors, health, logfilter, matches, rooms, tournaments, web
+from app.api.limits import CreationLimit
 from app.api.middleware import HardeningMiddleware
 from app.bus import create_bus
 from app.rooms.service import RoomService
@@ -71,7 +72,13 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.state.hub = hub
     app.state.recorder = recorder
 
-    app.add_middleware(HardeningMiddleware)
+    app.add_middleware(HardeningMiddleware, allowed_origins=config.allowed_origins)
+    app.add_middleware(
+        CreationLimit,
+        rate=config.create_rate_per_second,
+        burst=config.create_rate_burst,
+        trusted_proxies=config.trusted_proxies,
+    )
     errors.install(app)
     app.include_router(rooms.build_router(service))
     app.include_router(matches.build_router(recorder))

@@ -218,6 +218,7 @@ class RoomService:
 
     async def join(self, room: str, name: str) -> Created:
         name = _clean_name(name)
+        await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
             player_id = _new_id()
@@ -235,6 +236,7 @@ class RoomService:
 
     async def spectate(self, room: str, name: str) -> tuple[str, str]:
         name = _clean_name(name or "Spectator")
+        await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
             watchers = sum(1 for m in record.members.values() if m.role == "spectator")

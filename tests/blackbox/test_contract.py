@@ -81,15 +81,16 @@ async def test_http_answers_and_error_bodies(server: Harness) -> None:
     assert watcher.status_code == 201 and isinstance(watcher.json()["token"], str)
     server.auditor.tokens.add(watcher.json()["token"])
 
+    as_json = {"content-type": "application/json"}
     bad = [
-        ("POST", "/api/rooms", {"content": b"{not json"}, 400),
+        ("POST", "/api/rooms", {"content": b"{not json", "headers": as_json}, 400),
         ("POST", "/api/rooms", {"json": []}, 400),
         ("POST", "/api/rooms", {"json": {}}, 400),
         ("POST", "/api/rooms", {"json": {"name": 5}}, 400),
         ("POST", "/api/rooms", {"json": {"name": "x" * 10_000}}, 400),
         ("POST", "/api/rooms", {"json": {"name": "a", "settings": "x"}}, 400),
         ("POST", "/api/rooms/nope/players", {"json": {"name": "b"}}, 404),
-        ("POST", f"/api/rooms/{room}/players", {"content": b"\xff\xfe"}, 400),
+        ("POST", f"/api/rooms/{room}/players", {"content": b"\xff\xfe", "headers": as_json}, 400),
         ("POST", f"/api/rooms/{room}/players", {"json": {"name": ["x"]}}, 400),
         ("POST", "/api/rooms/nope/spectators", {"json": {"name": "b"}}, 404),
         ("GET", "/api/rooms/nope", {}, 404),
@@ -110,17 +111,22 @@ async def test_http_answers_and_error_bodies(server: Harness) -> None:
     assert "scores" in summary or all("score" in s for s in summary["seats"])
 
 
-async def test_a_json_body_without_a_content_type_is_read_as_json(server: Harness) -> None:
+async def test_a_json_body_must_say_it_is_json(server: Harness) -> None:
+    # Issue 11, finding 6: a body without `Content-Type: application/json` is what a page on
+    # another site can send without a preflight, so it is refused (415), never read as JSON.
     request = server.http.build_request("POST", "/api/rooms", content=b'{"name": "Raw"}')
     request.headers.pop("content-type", None)
     answer = await server.http.send(request)
-    assert answer.status_code == 201, answer.text
-    server.auditor.tokens.add(answer.json()["token"])
-    # A cross-site form's type stays refused (a 4xx, never a 500).
+    assert answer.status_code == 415 and is_error(answer.json()), answer.text
     form = await server.http.post(
         "/api/rooms", content=b'{"name": "Raw"}', headers={"content-type": "text/plain"}
     )
-    assert form.status_code == 400 and is_error(form.json())
+    assert form.status_code == 415 and is_error(form.json())
+    typed = await server.http.post(
+        "/api/rooms", content=b'{"name": "Raw"}', headers={"content-type": "application/json"}
+    )
+    assert typed.status_code == 201, typed.text
+    server.auditor.tokens.add(typed.json()["token"])
 
 
 async def test_room_full_and_started_answer_409(server: Harness) -> None:
