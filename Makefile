@@ -42,7 +42,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP) $(NATIVE)
-	$(PY) -m uvicorn app.main:app --host $(HOST) --port $(PORT) --ws-max-size 1048576
+	# uvicorn with the limits of app/server.py (head size and deadline, keep-alive,
+	# concurrency, WebSocket message size).
+	HOST=$(HOST) PORT=$(PORT) $(PY) -m app.main
 
 migrate: $(STAMP)
 	$(PY) -m alembic upgrade head

@@ -95,6 +95,8 @@ app = create_app()
 if __name__ == "__main__":  # `python -m app.main`: serve on the configured HOST and PORT
     import uvicorn
 
-    _config = AppSettings()
-    # Frames over 16 KiB are answered `too_large`; far larger ones are not even read.
-    uvicorn.run("app.main:app", host=_config.host, port=_config.port, ws_max_size=1 << 20)
+    from app.server import uvicorn_options
+
+    # With the server's limits (app/server.py): head size, head deadline, keep-alive,
+    # concurrency and WebSocket message size.
+    uvicorn.run(app, **uvicorn_options(app.state.config))

@@ -29,6 +29,11 @@ class AppSettings(BaseSettings):
     rate_limit_per_second: float = 50.0
     rate_limit_burst: int = 100
     max_frame_bytes: int = 16 * 1024
+    # Server limits (app/server.py): WebSocket messages past this are not even read; open
+    # connections and requests at once; how long a connection may take to send a request head.
+    ws_max_bytes: int = 64 * 1024
+    max_connections: int = 4096
+    header_timeout_seconds: float = 10.0
     hello_timeout_seconds: float = 5.0
     # A room nobody has used (no command, no connection) for this long is forgotten.
     room_idle_seconds: int = 6 * 3600
