@@ -51,6 +51,11 @@ class MemberRecord:
     joined_at: int  # ms since epoch
 
 
+def masked(identifier: str) -> str:
+    """A match id (or room code) as logs show it: enough to correlate, not to look it up."""
+    return identifier[:4] + "…"
+
+
 class RecorderUnavailable(RuntimeError):
     """The match database cannot be read now (the HTTP layer answers 503)."""
 
@@ -188,9 +193,9 @@ class MemoryRecorder:
 def _head(
     match_id: str, room: str, settings: dict[str, Any], players: tuple[PlayerRecord, ...]
 ) -> dict[str, Any]:
+    # No room code: a match id gets shared (a results link); the room code lets one watch.
     return {
         "match_id": match_id,
-        "room": room,
         "settings": settings,
         "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in players],
     }

@@ -20,7 +20,8 @@ from app.store.sql.writes import (
 
 
 async def read_match(conn: AsyncConnection, match_id: str) -> dict[str, Any] | None:
-    """The `GET /api/matches/{match_id}` body, or None when the match is unknown."""
+    """The `GET /api/matches/{match_id}` body, or None when the match is unknown. Without the
+    room code: a match id is shared (a results link), the room code is the room's key."""
     match = (await conn.execute(select(MATCHES).where(MATCHES.c.id == match_id))).first()
     if match is None:
         return None
@@ -57,7 +58,6 @@ async def read_match(conn: AsyncConnection, match_id: str) -> dict[str, Any] | N
     finished = match.status == "finished"
     return {
         "match_id": match.id,
-        "room": match.room,
         "status": "finished" if finished else "running",
         "settings": match.settings,
         "players": [{"seat": s.seat, "player_id": s.player_id, "name": s.name} for s in seats],

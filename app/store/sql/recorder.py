@@ -31,7 +31,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.store.recorder import MemberRecord, PlayerRecord, RecorderUnavailable, RoundRecord
+from app.store.recorder import (
+    MemberRecord,
+    PlayerRecord,
+    RecorderUnavailable,
+    RoundRecord,
+    masked,
+)
 from app.store.sql.engine import make_engine, sqlite_path
 from app.store.sql.journal import Journal, Ticket
 from app.store.sql.members import MemberQueue
@@ -211,7 +217,7 @@ class SqlRecorder:
             await self._timed(self._write_match(match_id, room, settings, players, started_at))
         except Exception as exc:
             self._database_ok = False
-            log.warning("match %s not recorded at its start (%s)", match_id, _kind(exc))
+            log.warning("match %s not recorded at its start (%s)", masked(match_id), _kind(exc))
 
     async def round_completed(self, record: RoundRecord) -> None:
         """Returns once the round is durable: in the journal or the outbox (write-behind), or
@@ -224,7 +230,7 @@ class SqlRecorder:
                 log.warning(
                     "round %d of match %s goes to the outbox (%s)",
                     record.number,
-                    record.match_id,
+                    masked(record.match_id),
                     _kind(exc),
                 )
         body = encode(record)
@@ -427,7 +433,7 @@ class SqlRecorder:
                 log.warning(
                     "round %d of match %s goes to the outbox (%s)",
                     record.number,
-                    record.match_id,
+                    masked(record.match_id),
                     _kind(exc),
                 )
                 return stored
@@ -498,7 +504,7 @@ class SqlRecorder:
                 log.error(
                     "outbox: round %d of match %s rejected %d times (%s); set aside in %s",
                     record.number,
-                    record.match_id,
+                    masked(record.match_id),
                     MAX_REJECTIONS,
                     _kind(exc),
                     self.outbox.path,
@@ -509,7 +515,7 @@ class SqlRecorder:
             log.info(
                 "outbox: round %d of match %s %s",
                 record.number,
-                record.match_id,
+                masked(record.match_id),
                 "delivered" if stored else "was already stored",
             )
         if await self.outbox.recount():  # added meanwhile (here or by a process sharing it)
