@@ -104,3 +104,14 @@ async def test_an_unknown_room_leaves_no_lock_behind() -> None:
             await service.spectate("no-such-room", "X")
     assert len(service._locks) == before
     await service.spectate(room, "W")  # a real room still works
+
+
+async def test_retention_forgets_an_idle_rooms_records() -> None:
+    service, clock, room, _people = await _room({})
+    assert len(await service.recorder.room_members(room)) == 2
+    assert await service.prune_records() == (0, 0)
+    clock.now += int(service.config.room_retention_days * 86_400_000) + 1
+    forgotten, _ = await service.prune_records()
+    assert forgotten == 1
+    assert await service.recorder.room_members(room) == []
+    assert await service.recorder.version_ceiling(room) == 0

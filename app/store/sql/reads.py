@@ -14,6 +14,7 @@ from app.store.sql.writes import (
     MATCHES,
     ROOM_MEMBERS,
     ROOM_SNAPSHOTS,
+    ROOMS,
     ROUND_PLAYERS,
     ROUNDS,
 )
@@ -58,7 +59,7 @@ async def read_match(conn: AsyncConnection, match_id: str) -> dict[str, Any] | N
     finished = match.status == "finished"
     return {
         "match_id": match.id,
-        "status": "finished" if finished else "running",
+        "status": match.status if match.status in ("finished", "abandoned") else "running",
         "settings": match.settings,
         "players": [{"seat": s.seat, "player_id": s.player_id, "name": s.name} for s in seats],
         "rounds": [
@@ -107,3 +108,9 @@ async def read_members(conn: AsyncConnection, room: str) -> list[MemberRecord]:
         )
         for row in rows
     ]
+
+
+async def read_ceiling(conn: AsyncConnection, room: str) -> int:
+    """The room's version ceiling (0 when the database knows no reservation)."""
+    row = (await conn.execute(select(ROOMS.c.version_ceiling).where(ROOMS.c.code == room))).first()
+    return int(row.version_ceiling) if row is not None else 0

@@ -44,9 +44,9 @@ from app.store.sql.members import MemberQueue
 from app.store.sql.migrate import upgrade_to_head
 from app.store.sql.outbox import Outbox, encode
 from app.store.sql.pending import with_waiting_rounds
-from app.store.sql.reads import read_latest_snapshot, read_match, read_members
+from app.store.sql.reads import read_ceiling, read_latest_snapshot, read_match, read_members
 from app.store.sql.records import record_from_json
-from app.store.sql.writes import ensure_match, store_members, store_round
+from app.store.sql.writes import ensure_match, prune, store_ceilings, store_members, store_round
 
 log = logging.getLogger(__name__)
 
@@ -262,6 +262,23 @@ class SqlRecorder:
     async def member_added(self, member: MemberRecord) -> None:
         """Queued in memory and written in the background (see members.py): never waits."""
         self.members.put(member)
+
+    async def versions_reserved(self, room: str, ceiling: int, at: int) -> None:
+        """Queued with the members and written in the background: never waits."""
+        self.members.put_ceiling(room, ceiling, at)
+
+    async def version_ceiling(self, room: str) -> int:
+        queued = self.members.ceilings.get(room, (0, 0))[0]
+        try:
+            stored = await self._timed(self._read(read_ceiling, room), self.read_timeout)
+        except Exception as exc:
+            raise RecorderUnavailable("the match database is unavailable") from exc
+        return max(queued, stored)
+
+    async def prune(self, rooms_before: int, matches_before: int) -> tuple[int, int]:
+        await self._ensure_migrated()
+        async with self._writing(), self.engine.begin() as conn:
+            return await prune(conn, rooms_before, matches_before)
 
     # --- reads ---
 
@@ -486,6 +503,19 @@ class SqlRecorder:
         while batch := self.members.batch():
             await self._timed(self._write_members(batch))
             self.members.done(batch)
+        ceilings = self.members.take_ceilings()
+        try:
+            await self._timed(self._write_ceilings(ceilings))
+        except BaseException:
+            for room, (ceiling, at) in ceilings.items():  # retried with the next delivery
+                self.members.put_ceiling(room, ceiling, at)
+            raise
+
+    async def _write_ceilings(self, ceilings: dict[str, tuple[int, int]]) -> None:
+        if not ceilings:
+            return
+        async with self._writing(), self.engine.begin() as conn:
+            await store_ceilings(conn, ceilings)
 
     async def _write_members(self, batch: list[MemberRecord]) -> None:
         async with self._writing(), self.engine.begin() as conn:
