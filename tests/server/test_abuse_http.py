@@ -4,6 +4,8 @@ request can come from a chosen client address."""
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ async def test_a_burst_of_300_room_creations_from_one_address_is_partly_refused(
     app: Any,
 ) -> None:
     statuses: list[int] = []
+    started = time.monotonic()
     async with _client(app, "203.0.113.5") as http:
         for i in range(300):
             answer = await http.post("/api/rooms", json={"name": f"P{i}"})
@@ -41,9 +44,10 @@ async def test_a_burst_of_300_room_creations_from_one_address_is_partly_refused(
                 assert int(answer.headers["retry-after"]) >= 1
         joins = await http.post("/api/rooms/whatever/players", json={"name": "J"})
         assert joins.status_code == 429  # seats count against the same bucket
+    elapsed = time.monotonic() - started
     created = statuses.count(201)
     assert statuses.count(429) == 300 - created
-    assert 50 <= created <= 80  # the burst (60) and what refilled meanwhile
+    assert 60 <= created <= 60 + math.ceil(elapsed) + 1  # the burst, and 1/s refilled since
     async with _client(app, "198.51.100.9") as other:  # another address is not affected
         assert (await other.post("/api/rooms", json={"name": "Q"})).status_code == 201
 
