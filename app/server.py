@@ -49,9 +49,10 @@ class GuardedH11Protocol(H11Protocol):
             self._disarm_head_timer()
 
     def on_response_complete(self) -> None:
+        self._arm_head_timer()  # the next request's head has the same deadline ...
         super().on_response_complete()
-        if not self.transport.is_closing():
-            self._arm_head_timer()  # the next request's head has the same deadline
+        if self.conn.their_state is not h11.IDLE:  # ... unless a pipelined one came whole
+            self._disarm_head_timer()
 
     def _arm_head_timer(self) -> None:
         self._disarm_head_timer()
@@ -66,7 +67,7 @@ class GuardedH11Protocol(H11Protocol):
         self._head_timer = None
         if self.transport.is_closing() or self.transport.get_protocol() is not self:
             return  # closed, or handed to the WebSocket protocol
-        if self.conn.their_state is h11.IDLE or self.conn.their_state is h11.DONE:
+        if self.conn.their_state is h11.IDLE:  # no whole head since the timer was armed
             self.transport.close()
 
 
