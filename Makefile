@@ -6,15 +6,14 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest migrate bench-engine bench-persistence bench-latency bench-load bench clean native pure
+.PHONY: run test lint typecheck pytest migrate lock audit bench-engine bench-persistence bench-latency bench-load bench clean native pure
 
 # The rules engine compiled with mypyc (about twice as fast; docs/performance.md). Python
 # imports the extension modules in place of the sources; any change to an engine source
 # rebuilds them, and a failed build removes them, so the pure-Python engine runs instead.
 # `make pure` goes back to the sources. The bot stays interpreted.
-ENGINE_SRC := $(addprefix app/engine/,actions.py errors.py events.py cards.py settings.py \
-	decks.py state.py wire.py table.py legal.py play.py scoring.py deal.py lobby.py timers.py \
-	rules.py view.py rng.py)
+# Every engine module but the package and the bot (the Dockerfile compiles the same list).
+ENGINE_SRC := $(filter-out app/engine/__init__.py app/engine/bot.py,$(wildcard app/engine/*.py))
 NATIVE     := build/.engine-native
 NATIVE_SO  := app/engine/*.so *__mypyc.*.so
 
@@ -35,14 +34,28 @@ native: $(NATIVE)
 pure:
 	rm -f $(NATIVE_SO) $(NATIVE)
 
-$(STAMP): pyproject.toml
+# Dependencies at the versions of the lock file, constraints.txt (`make lock` renews it from
+# what is installed; the image and CI install through it too).
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,bench]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[dev,bench]'
 	touch $(STAMP)
 
+lock: $(STAMP)
+	$(PY) -m pip install -q -e '.[dev,bench]'
+	@echo "# The lock file: every dependency of .[dev,bench] at the version tested (pip freeze)." >constraints.txt
+	@echo "# Renewed by make lock; make, CI and the Dockerfile install through it (pip -c)." >>constraints.txt
+	$(PY) -m pip freeze --exclude-editable | grep -v '^-e ' >>constraints.txt
+
+# Known vulnerabilities in the locked dependencies (pip-audit on constraints.txt).
+audit: $(STAMP)
+	$(PY) .ci/audit.py constraints.txt
+
 run: $(STAMP) $(NATIVE)
-	$(PY) -m uvicorn app.main:app --host $(HOST) --port $(PORT) --ws-max-size 1048576
+	# uvicorn with the limits of app/server.py (head size and deadline, keep-alive,
+	# concurrency, WebSocket message size).
+	HOST=$(HOST) PORT=$(PORT) $(PY) -m app.main
 
 migrate: $(STAMP)
 	$(PY) -m alembic upgrade head

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from app import gc_tuning, loop_probe
 from app.api import errors, health, logfilter, matches, rooms, tournaments, web
+from app.api.limits import CreationLimit
 from app.api.middleware import HardeningMiddleware
 from app.bus import create_bus
 from app.rooms.service import RoomService
@@ -76,7 +77,13 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.state.hub = hub
     app.state.recorder = recorder
 
-    app.add_middleware(HardeningMiddleware)
+    app.add_middleware(HardeningMiddleware, allowed_origins=config.allowed_origins)
+    app.add_middleware(
+        CreationLimit,
+        rate=config.create_rate_per_second,
+        burst=config.create_rate_burst,
+        trusted_proxies=config.trusted_proxies,
+    )
     errors.install(app)
     app.include_router(rooms.build_router(service))
     app.include_router(matches.build_router(recorder))
@@ -93,6 +100,8 @@ app = create_app()
 if __name__ == "__main__":  # `python -m app.main`: serve on the configured HOST and PORT
     import uvicorn
 
-    _config = AppSettings()
-    # Frames over 16 KiB are answered `too_large`; far larger ones are not even read.
-    uvicorn.run("app.main:app", host=_config.host, port=_config.port, ws_max_size=1 << 20)
+    from app.server import uvicorn_options
+
+    # With the server's limits (app/server.py): head size, head deadline, keep-alive,
+    # concurrency and WebSocket message size.
+    uvicorn.run(app, **uvicorn_options(app.state.config))

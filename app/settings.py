@@ -45,11 +45,25 @@ class AppSettings(BaseSettings):
     # long one send may wait on a client that does not read.
     outbox_max_frames: int = 256
     send_timeout_seconds: float = 10.0
+    # Server limits (app/server.py): WebSocket messages past this are not even read; open
+    # connections and requests at once; how long a connection may take to send a request head.
+    ws_max_bytes: int = 64 * 1024
+    max_connections: int = 4096
+    header_timeout_seconds: float = 10.0
     hello_timeout_seconds: float = 5.0
     # A room nobody has used (no command, no connection) for this long is forgotten.
     room_idle_seconds: int = 6 * 3600
+    # Rooms, seats, spectators and tournament entries one client address may create
+    # (app/api/limits.py): sustained per second, and at once.
+    create_rate_per_second: float = 1.0
+    create_rate_burst: int = 60
+    # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client.
+    trusted_proxies: Annotated[list[str], NoDecode] = []
+    # A room's database rows (credentials, restore snapshot) are deleted after this long
+    # without activity; a match with no round for `room_idle_seconds` is marked abandoned.
+    room_retention_days: float = 30.0
 
-    @field_validator("allowed_origins", mode="before")
+    @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod
     def _split_origins(cls, value: Any) -> Any:
         # Accept "a,b" as well as a JSON list, so the variable is easy to set by hand.

@@ -101,7 +101,7 @@ async def _room(http: httpx.AsyncClient) -> tuple[str, str, str]:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     port = _free_port()
-    env = dict(os.environ, DATABASE_URL="memory://", PYTHONPATH=ROOT)
+    env = dict(os.environ, DATABASE_URL="memory://", PYTHONPATH=ROOT, CREATE_RATE_BURST="100000")
     server = subprocess.Popen(
         [
             *(sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)),

@@ -357,6 +357,7 @@ class Server:
                 "UNO_TEST_HOOKS": "0",
                 "RATE_LIMIT_PER_SECOND": "1000000",
                 "RATE_LIMIT_BURST": "1000000",
+                "CREATE_RATE_BURST": "1000000",
                 "PYTHONPATH": os.pathsep.join(
                     filter(None, [str(self.app_dir), env.get("PYTHONPATH")])
                 ),

@@ -220,6 +220,7 @@ class Server:
                 # One client drives every seat, faster than a person: no rate limit.
                 "RATE_LIMIT_PER_SECOND": "1000000",
                 "RATE_LIMIT_BURST": "1000000",
+                "CREATE_RATE_BURST": "1000000",
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
             }
         )

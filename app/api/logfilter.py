@@ -1,4 +1,5 @@
-"""Room codes are private links: the access log shows only their first characters."""
+"""Room codes are private links and match ids lead to results: the access log shows only
+their first characters."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import logging
 import re
 
 _CODE_IN_PATH = re.compile(
-    r"(/(?:r|t|api/rooms|api/tournaments|ws/rooms)/)([A-Za-z0-9_-]{4})[A-Za-z0-9_-]+"
+    r"(/(?:r|t|api/rooms|api/tournaments|api/matches|ws/rooms)/)([A-Za-z0-9_-]{4})[A-Za-z0-9_-]+"
 )
 
 

@@ -1,32 +1,73 @@
 """Pure ASGI middleware (no per-request task, unlike BaseHTTPMiddleware): security headers
-on every HTTP response and a cap on request bodies."""
+on every HTTP response, a cap on request bodies, and the API's cross-site guard.
+
+Cross-site guard: a page on another site can make a browser send a POST here without
+JavaScript reading the answer (`no-cors`, or a form), with a `text/plain` body and no
+preflight. So every request to /api/ that changes something (POST, PUT, PATCH, DELETE) with a
+foreign `Origin` is refused with 403 `forbidden_origin` (same origin, the configured
+`allowed_origins`, or no Origin at all, as from a non-browser client, pass), and every API
+body must say `Content-Type: application/json` (else 415 `unsupported_media_type`): a body
+of that type cannot be sent cross-site without a CORS preflight, which this server never
+grants.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.transport.ws import origin_allowed
+
 MAX_BODY_BYTES = 64 * 1024
+# The page loads its script, style and socket from its own origin only; no inline script or
+# style element, no plug-ins, never inside a frame (clickjacking). `data:` is the favicon.
+CONTENT_SECURITY_POLICY = (
+    b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    b"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    b"form-action 'self'; frame-ancestors 'none'"
+)
 _HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"x-content-type-options", b"nosniff"),
+    (b"content-security-policy", CONTENT_SECURITY_POLICY),
+    (b"x-frame-options", b"DENY"),
 ]
+_CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class HardeningMiddleware:
-    def __init__(self, app: ASGIApp, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        allowed_origins: Iterable[str] = (),
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.allowed_origins = list(allowed_origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > self.max_body_bytes:
-                await _too_large(send, self.max_body_bytes)
+        api = scope.get("path", "").startswith("/api/")
+        headers = dict(scope.get("headers", ()))
+        if api and scope.get("method") in _CHANGES:
+            origin = headers.get(b"origin")
+            host = headers.get(b"host")
+            if not origin_allowed(
+                origin.decode("latin-1") if origin is not None else None,
+                host.decode("latin-1") if host is not None else None,
+                self.allowed_origins,
+            ):
+                await _refuse(send, 403, "forbidden_origin", "cross-site requests are refused")
                 return
+        length = headers.get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.max_body_bytes:
+            await _too_large(send, self.max_body_bytes)
+            return
         # Bodies here are small JSON objects: read the whole body first (refusing it past the
         # limit), then hand it to the app in one piece.
         chunks: list[bytes] = []
@@ -53,13 +94,11 @@ class HardeningMiddleware:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        api = scope.get("path", "").startswith("/api/")
-        if api and body and not any(name == b"content-type" for name, _ in scope["headers"]):
-            # Every body here is JSON (PROTOCOL.md): a client that sends one without naming
-            # its type is read as JSON rather than refused. (Only when no type is given:
-            # `text/plain` stays refused, so a cross-site form cannot post here.)
-            headers = [*scope["headers"], (b"content-type", b"application/json")]
-            scope = {**scope, "headers": headers}
+        if api and body and not _is_json(headers.get(b"content-type", b"")):
+            await _refuse(
+                send, 415, "unsupported_media_type", "request bodies must be application/json"
+            )
+            return
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -73,14 +112,20 @@ class HardeningMiddleware:
         await self.app(scope, replay, send_with_headers)
 
 
+def _is_json(content_type: bytes) -> bool:
+    return content_type.split(b";", 1)[0].strip().lower() == b"application/json"
+
+
 async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps(
-        {"error": {"code": "too_large", "message": f"request bodies are limited to {limit} bytes"}}
-    ).encode()
+    await _refuse(send, 413, "too_large", f"request bodies are limited to {limit} bytes")
+
+
+async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),

@@ -18,6 +18,7 @@ from app.engine.decks import deck_for, new_pairing
 from app.engine.settings import parse_settings, settings_to_json
 from app.engine.state import SeatInfo, State
 from app.engine.table import Ctx, fail
+from app.engine.text import clean_chat
 
 MAX_NAME: Final = 40
 MAX_CHAT: Final = 300
@@ -194,11 +195,11 @@ def do_change_settings(ctx: Ctx, seat: int | None, act: ChangeSettings) -> None:
 
 def do_chat(ctx: Ctx, seat: int | None, act: Chat) -> None:
     st = ctx.st
-    text = act.text.strip() if isinstance(act.text, str) else ""
+    text = clean_chat(act.text) if isinstance(act.text, str) else ""
     if not text or len(act.text) > MAX_CHAT:
         raise fail("bad_command", f"a chat message has 1 to {MAX_CHAT} characters")
     name = st.seats[seat].name if seat is not None and 0 <= seat < len(st.seats) else None
-    ctx.emit("chat", {"seat": seat, "name": name, "text": act.text})
+    ctx.emit("chat", {"seat": seat, "name": name, "text": text})
 
 
 def do_start(ctx: Ctx, seat: int | None) -> None:

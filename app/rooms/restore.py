@@ -4,10 +4,14 @@ A room this process does not hold is rebuilt from what the match recorder keeps:
 state at the room's latest completed round (`latest_snapshot`) and the credentials handed out
 in it (`room_members`). The room comes back as it was at that round end (`round_over` or
 `match_over`, scores and round number intact), with every human seat marked disconnected
-(those are events: the versions go on from the snapshot's); its players get back in with
+(those are events); its players get back in with
 their old tokens, and the host's `start` (or the `next_round` timer, re-derived from the
 state's deadlines) deals the next round. A room that never completed a round has no snapshot
 and stays gone: lobbies and rounds in progress live in memory only.
+
+Versions go on from the room's recorded version ceiling (versions.py), not from the
+snapshot's: the room sent versions past its last round end before it was lost, and a client
+that saw them must see the room move forward, never back.
 
 Restores are single-flight per room: everyone asking for the same room meanwhile waits for
 the one restore, so two sockets racing cannot build two records.
@@ -23,6 +27,7 @@ from app import engine
 from app.engine import actions as act
 from app.engine.events import Event
 from app.engine.state import State
+from app.rooms.versions import VERSION_BLOCK
 from app.store.recorder import MatchRecorder
 from app.store.rooms import Member, RoomRecord, RoomStore
 
@@ -79,6 +84,7 @@ class Restorer:
         if snapshot is None:
             return None
         members = await self.recorder.room_members(room)
+        ceiling = await self.recorder.version_ceiling(room)
         try:
             state = engine.state_from_json(snapshot)
         except Exception as exc:
@@ -87,7 +93,10 @@ class Restorer:
         if state.status not in RESTORABLE:
             log.error("room snapshot in status %s; not restored", state.status)
             return None
+        if ceiling > state.version:
+            state.version = ceiling  # above anything the room sent before it was lost
         state, events = self._disconnect_everyone(state)
+        await self.recorder.versions_reserved(room, state.version + VERSION_BLOCK, self._clock())
         record = RoomRecord(code=room, state=state, created_at=self._clock())
         record.match_id = state.match_id  # the match is already recorded: no new match_started
         for m in members:

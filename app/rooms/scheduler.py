@@ -1,6 +1,11 @@
 """One timer for the whole process: a heap of (wake time, room) and one task sleeping until
 the earliest. Idle rooms have no entry and cost nothing; a room re-scheduled replaces its
 previous wake time (older heap entries are skipped when they surface).
+
+Times are milliseconds since the epoch (deadlines go on the wire as such), but read from a
+`SteadyClock`: the wall clock once, at start-up, then advanced by the monotonic clock. A step of
+the system clock (NTP, a VM resumed, an operator) therefore neither fires every deadline at once
+(+1 h) nor stalls them (-1 h); slow NTP slewing still reaches it through the monotonic clock.
 """
 
 from __future__ import annotations
@@ -15,8 +20,24 @@ from collections.abc import Awaitable, Callable
 log = logging.getLogger(__name__)
 
 
-def wall_ms() -> int:
-    return int(time.time() * 1000)
+class SteadyClock:
+    """Epoch milliseconds that move only with the monotonic clock (see the module doc)."""
+
+    def __init__(
+        self,
+        wall: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._monotonic = monotonic
+        self._origin_ms = int(wall() * 1000)
+        self._origin_mono = monotonic()
+
+    def __call__(self) -> int:
+        return self._origin_ms + int((self._monotonic() - self._origin_mono) * 1000)
+
+
+# The process's clock for deadlines, timers and the times in views.
+wall_ms: Callable[[], int] = SteadyClock()
 
 
 class Scheduler:

@@ -30,6 +30,7 @@ from app.engine.state import State
 from app.rooms.recording import RoundReporter
 from app.rooms.restore import Restorer
 from app.rooms.scheduler import Scheduler, wall_ms
+from app.rooms.versions import VersionReservations
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
 from app.store.rooms import Member, RoomRecord, RoomStore, token_digest
@@ -117,6 +118,7 @@ class RoomService:
         self.scheduler = Scheduler(self.wake, clock)
         self.recorder = recorder
         self.rounds = RoundReporter(recorder)
+        self.versions = VersionReservations(recorder)
         self.restorer = Restorer(
             store,
             recorder,
@@ -156,6 +158,10 @@ class RoomService:
                 await self.sweep()
             except Exception:
                 log.exception("idle-room sweep failed")
+            try:
+                await self.prune_records()
+            except Exception as exc:  # the database may be down: the next sweep retries
+                log.warning("room retention skipped (%s)", type(exc).__name__)
 
     async def sweep(self) -> int:
         """Forget rooms nobody has touched for `room_idle_seconds` and nobody watches."""
@@ -169,10 +175,20 @@ class RoomService:
             self.scheduler.schedule(room, None)
             for table in (self._locks, self._bots, self._tried, self._touched):
                 table.pop(room, None)
+            self.versions.forget(room)
             removed += 1
         if removed:
             log.info("forgot %d idle rooms", removed)
         return removed
+
+    async def prune_records(self) -> tuple[int, int]:
+        """Retention of the database's rows (recorder.prune): rooms idle past
+        `room_retention_days`; running matches with no round for `room_idle_seconds`."""
+        now = self.clock()
+        return await self.recorder.prune(
+            now - int(self.config.room_retention_days * 86_400_000),
+            now - self.config.room_idle_seconds * 1000,
+        )
 
     def _after_restore(self, record: RoomRecord) -> None:
         self._touched[record.code] = self.clock()
@@ -216,6 +232,7 @@ class RoomService:
         if not await self.store.create(record, events):
             raise RoomError("conflict", "room code collision, try again", 409)
         self._touched[code] = now
+        await self.versions.committed(code, record.version, now)
         await self._remember(code, token, record.member(token), now)
         seat = engine.seat_of(state, player_id)
         assert seat is not None
@@ -224,6 +241,7 @@ class RoomService:
 
     async def join(self, room: str, name: str) -> Created:
         name = _clean_name(name)
+        await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
             player_id = _new_id()
@@ -241,6 +259,7 @@ class RoomService:
 
     async def spectate(self, room: str, name: str) -> tuple[str, str]:
         name = _clean_name(name or "Spectator")
+        await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
             watchers = sum(1 for m in record.members.values() if m.role == "spectator")
@@ -539,6 +558,7 @@ class RoomService:
         record.state = state
         if not await self.store.commit(record.code, expected, record, events):
             raise RuntimeError("room store refused a commit under the room lock")
+        await self.versions.committed(record.code, state.version, self.clock())
         self._plan(record.code, state)
         if events:
             message = json.dumps({"room": record.code, "version": state.version})

@@ -51,6 +51,11 @@ class MemberRecord:
     joined_at: int  # ms since epoch
 
 
+def masked(identifier: str) -> str:
+    """A match id (or room code) as logs show it: enough to correlate, not to look it up."""
+    return identifier[:4] + "…"
+
+
 class RecorderUnavailable(RuntimeError):
     """The match database cannot be read now (the HTTP layer answers 503)."""
 
@@ -98,6 +103,24 @@ class MatchRecorder(Protocol):
         """
         ...
 
+    async def versions_reserved(self, room: str, ceiling: int, at: int) -> None:
+        """The room may send versions up to `ceiling` (app/rooms/versions.py). Returns at once,
+        written in the background like `member_added`; a ceiling never goes down."""
+        ...
+
+    async def version_ceiling(self, room: str) -> int:
+        """The highest ceiling recorded for the room (0: none), queued writes included.
+
+        Raises RecorderUnavailable when the database cannot be read.
+        """
+        ...
+
+    async def prune(self, rooms_before: int, matches_before: int) -> tuple[int, int]:
+        """Retention (ms since epoch): forget the rows of rooms idle since `rooms_before`, mark
+        `abandoned` the running matches with no round since `matches_before`; returns
+        (rooms forgotten, matches abandoned)."""
+        ...
+
     async def healthy(self) -> bool: ...
 
 
@@ -109,6 +132,9 @@ class MemoryRecorder:
         self._rounds: dict[str, dict[int, RoundRecord]] = {}
         self._snapshots: dict[str, dict[str, Any]] = {}
         self._members: dict[str, dict[str, MemberRecord]] = {}  # room → token hash → member
+        self._ceilings: dict[str, tuple[int, int]] = {}  # room → (ceiling, at)
+        self._abandoned: set[str] = set()
+        self._started: dict[str, int] = {}  # match → started_at
 
     async def start(self) -> None:
         return None
@@ -126,11 +152,13 @@ class MemoryRecorder:
     ) -> None:
         self._matches.setdefault(match_id, _head(match_id, room, settings, players))
         self._rounds.setdefault(match_id, {})
+        self._started.setdefault(match_id, started_at)
 
     async def round_completed(self, record: RoundRecord) -> None:
         self._matches.setdefault(
             record.match_id, _head(record.match_id, record.room, record.settings, record.players)
         )
+        self._started.setdefault(record.match_id, record.started_at)
         # A duplicate (a retry) keeps the first record, as the database does, except that a
         # repeat may add the match's end (the room learned of it after the round).
         rounds = self._rounds.setdefault(record.match_id, {})
@@ -150,7 +178,7 @@ class MemoryRecorder:
         if not rounds:
             return {
                 **head,
-                "status": "running",
+                "status": "abandoned" if match_id in self._abandoned else "running",
                 "rounds": [],
                 "scores": [0] * len(head["players"]),
                 "winner": None,
@@ -158,7 +186,11 @@ class MemoryRecorder:
         last = rounds[-1]
         return {
             **head,
-            "status": "finished" if last.match_over else "running",
+            "status": "finished"
+            if last.match_over
+            else "abandoned"
+            if match_id in self._abandoned
+            else "running",
             "rounds": [
                 {
                     "number": r.number,
@@ -181,6 +213,39 @@ class MemoryRecorder:
     async def room_members(self, room: str) -> list[MemberRecord]:
         return list(self._members.get(room, {}).values())
 
+    async def versions_reserved(self, room: str, ceiling: int, at: int) -> None:
+        if self._ceilings.get(room, (0, 0))[0] < ceiling:
+            self._ceilings[room] = (ceiling, at)
+
+    async def version_ceiling(self, room: str) -> int:
+        return self._ceilings.get(room, (0, 0))[0]
+
+    async def prune(self, rooms_before: int, matches_before: int) -> tuple[int, int]:
+        abandoned = 0
+        for match_id, started in self._started.items():
+            played = list(self._rounds.get(match_id, {}).values())
+            if match_id in self._abandoned or any(r.match_over for r in played):
+                continue
+            last = max([started, *(r.ended_at for r in played)])
+            if last < matches_before:
+                self._abandoned.add(match_id)
+                abandoned += 1
+        active: dict[str, int] = {}
+        for room, members in self._members.items():
+            active[room] = max(m.joined_at for m in members.values()) if members else 0
+        for room, (_, at) in self._ceilings.items():
+            active[room] = max(active.get(room, 0), at)
+        for by_number in self._rounds.values():
+            for r in by_number.values():
+                active[r.room] = max(active.get(r.room, 0), r.ended_at)
+        held = self._members.keys() | self._snapshots.keys() | self._ceilings.keys()
+        idle = [room for room in held if active.get(room, 0) < rooms_before]
+        for room in idle:
+            self._members.pop(room, None)
+            self._snapshots.pop(room, None)
+            self._ceilings.pop(room, None)
+        return len(idle), abandoned
+
     async def healthy(self) -> bool:
         return True
 
@@ -188,9 +253,9 @@ class MemoryRecorder:
 def _head(
     match_id: str, room: str, settings: dict[str, Any], players: tuple[PlayerRecord, ...]
 ) -> dict[str, Any]:
+    # No room code: a match id gets shared (a results link); the room code lets one watch.
     return {
         "match_id": match_id,
-        "room": room,
         "settings": settings,
         "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in players],
     }

@@ -74,6 +74,7 @@ def live_server() -> Iterator[str]:
         "UNO_TEST_HOOKS": "1",
         "DATABASE_URL": "memory://",
         "PYTHONUNBUFFERED": "1",
+        "CREATE_RATE_BURST": "100000",  # the whole session creates rooms from one address
     }
     env.pop("REDIS_URL", None)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -191,6 +191,17 @@ def test_access_log_masks_room_codes() -> None:
     assert MaskRoomCodes().filter(record)
     assert "JREMcqxDQntU3A4J1QEutA" not in record.getMessage()
     assert "/r/JREM…" in record.getMessage()
+    match = logging.LogRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5", "GET", "/api/matches/Qx9fLm2Zp0aBcDeF", "1.1", 200),
+        None,
+    )
+    assert MaskRoomCodes().filter(match)
+    assert "Qx9fLm2Zp0aBcDeF" not in match.getMessage()  # issue 11, finding 10
 
 
 async def test_api_answers_are_not_cached(server: Harness) -> None:

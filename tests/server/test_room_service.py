@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from e2e.harness import deal_order
 
 from app.bus.memory import MemoryBus
 from app.engine import actions as act
-from app.rooms.service import Identity, RoomService
+from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
@@ -91,3 +92,26 @@ async def test_refusals_change_nothing_and_spectators_cannot_act() -> None:
         "unauthorized"
     )
     assert record.version == version
+
+
+async def test_an_unknown_room_leaves_no_lock_behind() -> None:
+    service, _clock, room, _people = await _room({})
+    before = len(service._locks)
+    for _ in range(50):
+        with pytest.raises(RoomError):
+            await service.join("no-such-room", "X")
+        with pytest.raises(RoomError):
+            await service.spectate("no-such-room", "X")
+    assert len(service._locks) == before
+    await service.spectate(room, "W")  # a real room still works
+
+
+async def test_retention_forgets_an_idle_rooms_records() -> None:
+    service, clock, room, _people = await _room({})
+    assert len(await service.recorder.room_members(room)) == 2
+    assert await service.prune_records() == (0, 0)
+    clock.now += int(service.config.room_retention_days * 86_400_000) + 1
+    forgotten, _ = await service.prune_records()
+    assert forgotten == 1
+    assert await service.recorder.room_members(room) == []
+    assert await service.recorder.version_ceiling(room) == 0

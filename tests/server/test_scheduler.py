@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
-from app.rooms.scheduler import Scheduler, wall_ms
+import pytest
+
+from app.rooms.scheduler import Scheduler, SteadyClock, wall_ms
 
 
 async def _collect(fired: list[tuple[str, int]], room: str) -> None:
@@ -67,3 +70,37 @@ async def test_idle_scheduler_has_no_pending_work() -> None:
         assert len(asyncio.all_tasks()) <= 3  # this test, the scheduler, nothing per room
     finally:
         await scheduler.stop()
+
+
+async def test_a_wall_clock_step_neither_fires_nor_stalls_a_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fired: list[tuple[str, int]] = []
+    scheduler = Scheduler(lambda room: _collect(fired, room))  # the default clock
+    await scheduler.start()
+    try:
+        scheduler.schedule("a", wall_ms() + 150)
+        real = time.time
+        monkeypatch.setattr(time, "time", lambda: real() + 3600)  # the clock jumps 1 h ahead
+        scheduler.schedule("b", wall_ms() + 300)  # wakes the scheduler after the step
+        await asyncio.sleep(0.08)
+        assert fired == []  # +1 h fired nothing early
+        monkeypatch.setattr(time, "time", lambda: real() - 3600)  # and now 1 h behind
+        scheduler.schedule("c", wall_ms() + 200)
+        await asyncio.sleep(0.6)
+        assert [room for room, _ in fired] == ["a", "c", "b"]  # -1 h stalled nothing
+    finally:
+        await scheduler.stop()
+
+
+def test_the_steady_clock_ignores_wall_steps_and_follows_the_monotonic_clock() -> None:
+    wall = [1_800_000_000.0]
+    mono = [50.0]
+    clock = SteadyClock(wall=lambda: wall[0], monotonic=lambda: mono[0])
+    start = clock()
+    assert start == 1_800_000_000_000
+    wall[0] += 3600
+    assert clock() == start
+    wall[0] -= 7200
+    mono[0] += 1.5
+    assert clock() == start + 1500

@@ -77,7 +77,6 @@ def expected_body(records: list[RoundRecord], *, finished: bool) -> dict[str, An
     last = records[-1]
     return {
         "match_id": last.match_id,
-        "room": last.room,
         "status": "finished" if finished else "running",
         "settings": last.settings,
         "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in PLAYERS],

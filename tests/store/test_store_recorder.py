@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import sqlite3
 
 import pytest
@@ -43,7 +44,6 @@ async def test_a_running_match_has_no_winner_and_a_started_one_no_rounds(
             await asyncio.sleep(0.02)
     assert started == {
         "match_id": "match-2",
-        "room": "ROOM2",
         "status": "running",
         "settings": records[0].settings,
         "players": [{"seat": p.seat, "player_id": p.player_id, "name": p.name} for p in PLAYERS],
@@ -318,3 +318,22 @@ async def test_with_the_journal_a_locked_outbox_file_does_not_delay_the_round_en
     locker.close()
     assert await count_rows(recorder, Round, "match-1") == 2
     assert await recorder.get_match("match-1") == expected_body(records, finished=False)
+
+
+async def test_match_records_hold_no_room_code_and_logs_mask_match_ids(
+    database: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Issue 11, finding 10: a match id is shared (a results link); the room code is the key
+    # to watch the room, so the record does not carry it, and logs show ids only in part.
+    caplog.set_level(logging.INFO, logger="app.store.sql.recorder")
+    recorder = database.recorder(journal=False)  # every round through the (logged) outbox
+    await recorder.start()
+    records = match_rounds(POINTS[:2], match_id="match-secret-7f3a9c", room="ROOM-SECRET-42")
+    for r in records:
+        await recorder.round_completed(r)
+    await wait_until_delivered(recorder)
+    body = await recorder.get_match("match-secret-7f3a9c")
+    assert body is not None and "room" not in body and "ROOM-SECRET" not in str(body)
+    delivered = [r.getMessage() for r in caplog.records if "delivered" in r.getMessage()]
+    assert delivered, "the outbox logs its deliveries"
+    assert all("match-secret-7f3a9c" not in line and "matc…" in line for line in delivered)

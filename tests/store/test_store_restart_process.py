@@ -57,6 +57,7 @@ async def server_process(
         "UNO_TEST_HOOKS": "1",
         "HOST": "127.0.0.1",
         "PORT": str(port),
+        "CREATE_RATE_BURST": "100000",
     }
     with log.open("ab") as out:
         proc = subprocess.Popen(

@@ -18,12 +18,26 @@ BATCH_MAX = 500  # credentials per transaction
 
 
 class MemberQueue:
+    """Credentials, and rooms' version ceilings (app/rooms/versions.py), waiting to be written."""
+
     def __init__(self) -> None:
         self._pending: dict[tuple[str, str], MemberRecord] = {}  # (room, token hash), in order
+        self.ceilings: dict[str, tuple[int, int]] = {}  # room → (highest ceiling, at)
         self.wake = asyncio.Event()
 
     def __len__(self) -> int:
-        return len(self._pending)
+        return len(self._pending) + len(self.ceilings)
+
+    def put_ceiling(self, room: str, ceiling: int, at: int) -> None:
+        known = self.ceilings.get(room)
+        if known is None or known[0] < ceiling:
+            self.ceilings[room] = (ceiling, at)
+        self.wake.set()
+
+    def take_ceilings(self) -> dict[str, tuple[int, int]]:
+        """The waiting ceilings (removed: put them back with `put_ceiling` if the write fails)."""
+        taken, self.ceilings = self.ceilings, {}
+        return taken
 
     def put(self, member: MemberRecord) -> None:
         self._pending.setdefault((member.room, member.token_hash), member)

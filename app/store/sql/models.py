@@ -55,6 +55,10 @@ class Room(Base):
 
     code: Mapped[str] = mapped_column(ID, primary_key=True)
     created_at: Mapped[int] = mapped_column(BigInteger)
+    # Above every version the room ever sent (reserved ahead, app/rooms/versions.py): a room
+    # restored from its last round end continues above it, never below.
+    version_ceiling: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    active_at: Mapped[int | None] = mapped_column(BigInteger)  # last reservation (ms)
 
 
 class Match(Base):
@@ -63,7 +67,7 @@ class Match(Base):
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     room: Mapped[str] = mapped_column(ForeignKey("rooms.code"), index=True)
     settings: Mapped[dict[str, Any]]
-    status: Mapped[str] = mapped_column(String(16))  # "running" or "finished"
+    status: Mapped[str] = mapped_column(String(16))  # "running", "finished" or "abandoned"
     started_at: Mapped[int] = mapped_column(BigInteger)
     ended_at: Mapped[int | None] = mapped_column(BigInteger)
     winner: Mapped[int | None] = mapped_column(Integer)  # a seat

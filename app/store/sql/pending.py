@@ -18,7 +18,6 @@ def with_waiting_rounds(
     if match is None:
         match = {
             "match_id": first.match_id,
-            "room": first.room,
             "status": "running",
             "settings": first.settings,
             "players": [

@@ -14,13 +14,15 @@ from app.store.sql.writes import (
     MATCHES,
     ROOM_MEMBERS,
     ROOM_SNAPSHOTS,
+    ROOMS,
     ROUND_PLAYERS,
     ROUNDS,
 )
 
 
 async def read_match(conn: AsyncConnection, match_id: str) -> dict[str, Any] | None:
-    """The `GET /api/matches/{match_id}` body, or None when the match is unknown."""
+    """The `GET /api/matches/{match_id}` body, or None when the match is unknown. Without the
+    room code: a match id is shared (a results link), the room code is the room's key."""
     match = (await conn.execute(select(MATCHES).where(MATCHES.c.id == match_id))).first()
     if match is None:
         return None
@@ -57,8 +59,7 @@ async def read_match(conn: AsyncConnection, match_id: str) -> dict[str, Any] | N
     finished = match.status == "finished"
     return {
         "match_id": match.id,
-        "room": match.room,
-        "status": "finished" if finished else "running",
+        "status": match.status if match.status in ("finished", "abandoned") else "running",
         "settings": match.settings,
         "players": [{"seat": s.seat, "player_id": s.player_id, "name": s.name} for s in seats],
         "rounds": [
@@ -107,3 +108,9 @@ async def read_members(conn: AsyncConnection, room: str) -> list[MemberRecord]:
         )
         for row in rows
     ]
+
+
+async def read_ceiling(conn: AsyncConnection, room: str) -> int:
+    """The room's version ceiling (0 when the database knows no reservation)."""
+    row = (await conn.execute(select(ROOMS.c.version_ceiling).where(ROOMS.c.code == room))).first()
+    return int(row.version_ceiling) if row is not None else 0

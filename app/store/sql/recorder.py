@@ -31,16 +31,22 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.store.recorder import MemberRecord, PlayerRecord, RecorderUnavailable, RoundRecord
+from app.store.recorder import (
+    MemberRecord,
+    PlayerRecord,
+    RecorderUnavailable,
+    RoundRecord,
+    masked,
+)
 from app.store.sql.engine import make_engine, sqlite_path
 from app.store.sql.journal import Journal, Ticket
 from app.store.sql.members import MemberQueue
 from app.store.sql.migrate import upgrade_to_head
 from app.store.sql.outbox import Outbox, encode
 from app.store.sql.pending import with_waiting_rounds
-from app.store.sql.reads import read_latest_snapshot, read_match, read_members
+from app.store.sql.reads import read_ceiling, read_latest_snapshot, read_match, read_members
 from app.store.sql.records import record_from_json
-from app.store.sql.writes import ensure_match, store_members, store_round
+from app.store.sql.writes import ensure_match, prune, store_ceilings, store_members, store_round
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +217,7 @@ class SqlRecorder:
             await self._timed(self._write_match(match_id, room, settings, players, started_at))
         except Exception as exc:
             self._database_ok = False
-            log.warning("match %s not recorded at its start (%s)", match_id, _kind(exc))
+            log.warning("match %s not recorded at its start (%s)", masked(match_id), _kind(exc))
 
     async def round_completed(self, record: RoundRecord) -> None:
         """Returns once the round is durable: in the journal or the outbox (write-behind), or
@@ -224,7 +230,7 @@ class SqlRecorder:
                 log.warning(
                     "round %d of match %s goes to the outbox (%s)",
                     record.number,
-                    record.match_id,
+                    masked(record.match_id),
                     _kind(exc),
                 )
         body = encode(record)
@@ -256,6 +262,23 @@ class SqlRecorder:
     async def member_added(self, member: MemberRecord) -> None:
         """Queued in memory and written in the background (see members.py): never waits."""
         self.members.put(member)
+
+    async def versions_reserved(self, room: str, ceiling: int, at: int) -> None:
+        """Queued with the members and written in the background: never waits."""
+        self.members.put_ceiling(room, ceiling, at)
+
+    async def version_ceiling(self, room: str) -> int:
+        queued = self.members.ceilings.get(room, (0, 0))[0]
+        try:
+            stored = await self._timed(self._read(read_ceiling, room), self.read_timeout)
+        except Exception as exc:
+            raise RecorderUnavailable("the match database is unavailable") from exc
+        return max(queued, stored)
+
+    async def prune(self, rooms_before: int, matches_before: int) -> tuple[int, int]:
+        await self._ensure_migrated()
+        async with self._writing(), self.engine.begin() as conn:
+            return await prune(conn, rooms_before, matches_before)
 
     # --- reads ---
 
@@ -427,7 +450,7 @@ class SqlRecorder:
                 log.warning(
                     "round %d of match %s goes to the outbox (%s)",
                     record.number,
-                    record.match_id,
+                    masked(record.match_id),
                     _kind(exc),
                 )
                 return stored
@@ -480,6 +503,19 @@ class SqlRecorder:
         while batch := self.members.batch():
             await self._timed(self._write_members(batch))
             self.members.done(batch)
+        ceilings = self.members.take_ceilings()
+        try:
+            await self._timed(self._write_ceilings(ceilings))
+        except BaseException:
+            for room, (ceiling, at) in ceilings.items():  # retried with the next delivery
+                self.members.put_ceiling(room, ceiling, at)
+            raise
+
+    async def _write_ceilings(self, ceilings: dict[str, tuple[int, int]]) -> None:
+        if not ceilings:
+            return
+        async with self._writing(), self.engine.begin() as conn:
+            await store_ceilings(conn, ceilings)
 
     async def _write_members(self, batch: list[MemberRecord]) -> None:
         async with self._writing(), self.engine.begin() as conn:
@@ -498,7 +534,7 @@ class SqlRecorder:
                 log.error(
                     "outbox: round %d of match %s rejected %d times (%s); set aside in %s",
                     record.number,
-                    record.match_id,
+                    masked(record.match_id),
                     MAX_REJECTIONS,
                     _kind(exc),
                     self.outbox.path,
@@ -509,7 +545,7 @@ class SqlRecorder:
             log.info(
                 "outbox: round %d of match %s %s",
                 record.number,
-                record.match_id,
+                masked(record.match_id),
                 "delivered" if stored else "was already stored",
             )
         if await self.outbox.recount():  # added meanwhile (here or by a process sharing it)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from sqlalchemy import Table, bindparam, update
+from sqlalchemy import Table, bindparam, case, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -38,6 +38,7 @@ ROUND_PLAYERS = _table(RoundPlayer)
 MATCH_SCORES = _table(MatchScore)
 ROOM_SNAPSHOTS = _table(RoomSnapshot)
 ROOM_MEMBERS = _table(RoomMember)
+PRUNE_BATCH = 500  # rooms per DELETE ... IN (...)
 
 
 async def store_members(conn: AsyncConnection, members: list[MemberRecord]) -> None:
@@ -252,3 +253,79 @@ async def _finish_match(conn: AsyncConnection, r: RoundRecord) -> None:
         _round_statements(conn.dialect.name).finish,
         {"the_match": r.match_id, "the_end": r.ended_at, "the_winner": r.match_winner},
     )
+
+
+async def store_ceilings(conn: AsyncConnection, ceilings: dict[str, tuple[int, int]]) -> None:
+    """Raise rooms' version ceilings (room → (ceiling, at)); a ceiling never goes down."""
+    if not ceilings:
+        return
+    stmt = insert_for(conn, ROOMS)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[ROOMS.c.code],
+        set_={
+            "version_ceiling": case(
+                (ROOMS.c.version_ceiling > stmt.excluded.version_ceiling, ROOMS.c.version_ceiling),
+                else_=stmt.excluded.version_ceiling,
+            ),
+            "active_at": stmt.excluded.active_at,
+        },
+    )
+    await conn.execute(
+        stmt,
+        [
+            {"code": room, "created_at": at, "version_ceiling": ceiling, "active_at": at}
+            for room, (ceiling, at) in sorted(ceilings.items())
+        ],
+    )
+
+
+async def prune(conn: AsyncConnection, rooms_before: int, matches_before: int) -> tuple[int, int]:
+    """Retention: (rooms forgotten, matches abandoned).
+
+    A match still `running` that started before `matches_before` and has no round since is
+    `abandoned` (its room was lost: a crash nobody came back from, or the room was left).
+    A room with no activity (creation, reservation, member, round end) since `rooms_before`
+    loses its credentials and restore snapshot; its row goes too unless a match names it.
+    """
+    recent_round = (
+        select(ROUNDS.c.match_id)
+        .where(ROUNDS.c.match_id == MATCHES.c.id, ROUNDS.c.ended_at >= matches_before)
+        .exists()
+    )
+    abandoned = await conn.execute(
+        update(MATCHES)
+        .where(
+            MATCHES.c.status == "running",
+            MATCHES.c.started_at < matches_before,
+            ~recent_round,
+        )
+        .values(status="abandoned")
+    )
+    recent_member = (
+        select(ROOM_MEMBERS.c.room)
+        .where(ROOM_MEMBERS.c.room == ROOMS.c.code, ROOM_MEMBERS.c.joined_at >= rooms_before)
+        .exists()
+    )
+    recent_snapshot = (
+        select(ROOM_SNAPSHOTS.c.room)
+        .where(ROOM_SNAPSHOTS.c.room == ROOMS.c.code, ROOM_SNAPSHOTS.c.ended_at >= rooms_before)
+        .exists()
+    )
+    idle = [
+        row.code
+        for row in await conn.execute(
+            select(ROOMS.c.code).where(
+                func.coalesce(ROOMS.c.active_at, ROOMS.c.created_at) < rooms_before,
+                ROOMS.c.created_at < rooms_before,
+                ~recent_member,
+                ~recent_snapshot,
+            )
+        )
+    ]
+    for start in range(0, len(idle), PRUNE_BATCH):
+        batch = idle[start : start + PRUNE_BATCH]
+        await conn.execute(delete(ROOM_MEMBERS).where(ROOM_MEMBERS.c.room.in_(batch)))
+        await conn.execute(delete(ROOM_SNAPSHOTS).where(ROOM_SNAPSHOTS.c.room.in_(batch)))
+        named = select(MATCHES.c.id).where(MATCHES.c.room == ROOMS.c.code).exists()
+        await conn.execute(delete(ROOMS).where(ROOMS.c.code.in_(batch), ~named))
+    return len(idle), int(abandoned.rowcount or 0)

@@ -1,0 +1,129 @@
+"""The ASGI server's limits (issue 11, finding 8), on a real socket with the options `make
+run` and the container use (app/server.py): huge heads and WebSocket messages are refused
+without being read, silent and trickling connections are closed, concurrency is capped."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import uvicorn
+import websockets
+
+from app.main import create_app
+from app.server import MAX_HEAD_BYTES, uvicorn_options
+from app.settings import AppSettings
+
+
+@contextlib.asynccontextmanager
+async def serving(**overrides: Any) -> AsyncIterator[int]:
+    config = AppSettings(database_url="memory://", **overrides)
+    options = uvicorn_options(config)
+    for key in ("host", "port"):
+        options.pop(key)
+    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="critical", **options))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        while not server.started:
+            assert not task.done()
+            await asyncio.sleep(0.01)
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+
+
+async def _closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:
+    """What the server sent before closing; fails if it does not close in time."""
+    received = b""
+    async with asyncio.timeout(seconds):
+        while chunk := await reader.read(65536):
+            received += chunk
+    return received
+
+
+def _send_huge_head(port: int) -> tuple[int, bytes]:
+    """Try to send a head with a 16 MiB header; (bytes the server took, what it answered)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as sock:
+        sent = 0
+        try:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: ")
+            for _ in range(256):  # 16 MiB in 64 KiB pieces, as long as the server reads
+                sock.sendall(b"a" * 65536)
+                sent += 65536
+        except OSError:  # reset, broken pipe, or a send that no longer progresses
+            pass
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except OSError:
+            pass
+        return sent, answer
+
+
+async def test_a_16_mib_header_is_refused_promptly() -> None:
+    async with serving() as port:
+        started = time.monotonic()
+        sent, answer = await asyncio.to_thread(_send_huge_head, port)
+        assert time.monotonic() - started < 8
+        assert answer == b"" or answer.startswith(b"HTTP/1.1 400")
+        assert sent < 16 * 1024 * 1024  # it stopped reading long before the end
+        # A head within the limit is served.
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        pad = b"a" * (MAX_HEAD_BYTES // 2)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + pad + b"\r\n\r\n")
+        status = await asyncio.wait_for(reader.readline(), 3)
+        assert status.startswith(b"HTTP/1.1 ") and not status.startswith(b"HTTP/1.1 400")
+        writer.close()
+
+
+async def test_a_10_mib_websocket_message_is_refused_from_its_header() -> None:
+    async with serving() as port:
+        url = f"ws://127.0.0.1:{port}/ws/rooms/some-room"
+        async with websockets.connect(url, max_size=None) as ws:
+            started = time.monotonic()
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await asyncio.wait_for(ws.send("x" * (10 * 1024 * 1024)), 5)
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 5)
+            assert time.monotonic() - started < 5
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+async def test_silent_and_trickling_connections_are_closed() -> None:
+    async with serving(header_timeout_seconds=0.5) as port:
+        silent = await asyncio.open_connection("127.0.0.1", port)
+        partial = await asyncio.open_connection("127.0.0.1", port)
+        partial[1].write(b"GET / HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
+        started = time.monotonic()
+        assert await _closed_within(silent[0], 3) == b""
+        assert await _closed_within(partial[0], 3) == b""
+        assert time.monotonic() - started < 2.5
+        # After a response, the next head has the same deadline.
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await asyncio.wait_for(reader.readline(), 3)).startswith(b"HTTP/1.1 ")
+        writer.write(b"GET /healthz HTTP/1.1\r\n")
+        await _closed_within(reader, 3)
+        for stream in (silent, partial, (reader, writer)):
+            stream[1].close()
+
+
+async def test_connections_past_the_limit_get_503() -> None:
+    async with serving(max_connections=4, header_timeout_seconds=30) as port:
+        held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(4)]
+        await asyncio.sleep(0.1)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        status = await asyncio.wait_for(reader.readline(), 3)
+        assert status.startswith(b"HTTP/1.1 503")
+        for _, w in [*held, (reader, writer)]:
+            w.close()
