@@ -30,9 +30,11 @@ from app.engine.state import State
 from app.rooms.recording import RoundReporter
 from app.rooms.restore import Restorer
 from app.rooms.scheduler import Scheduler, wall_ms
+from app.rooms.shared import SharedRooms, retried
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
 from app.store.rooms import Member, RoomRecord, RoomStore, token_digest
+from app.store.shared import SharedRoomStore
 from app.transport.commands import Command
 
 log = logging.getLogger(__name__)
@@ -131,6 +133,13 @@ class RoomService:
         self._sweeper: asyncio.Task[None] | None = None
         # Set by the app: whether this process holds sockets of a room (kept while it does).
         self.has_sockets: Callable[[str], bool] = lambda room: False
+        # Set when the store is shared by several processes (app/rooms/shared.py).
+        self.shared: SharedRooms | None = None
+
+    def share(self, store: SharedRoomStore) -> None:
+        """Run on a store shared with other processes: commits may lose to theirs and are
+        retried, wake-ups live in the store's index (see app/rooms/shared.py)."""
+        self.shared = SharedRooms(self, store)
 
     async def start(self) -> None:
         await self.scheduler.start()
@@ -216,6 +225,7 @@ class RoomService:
         log.info("room created (%d seats so far)", len(state.seats))
         return Created(code, player_id, seat, token)
 
+    @retried
     async def join(self, room: str, name: str) -> Created:
         name = _clean_name(name)
         async with self._lock(room):
@@ -233,6 +243,7 @@ class RoomService:
         assert seat is not None
         return Created(room, player_id, seat, token)
 
+    @retried
     async def spectate(self, room: str, name: str) -> tuple[str, str]:
         name = _clean_name(name or "Spectator")
         async with self._lock(room):
@@ -323,6 +334,7 @@ class RoomService:
             return None  # left the lobby: the seat is gone
         return Identity(member.member_id, "player", seat)
 
+    @retried
     async def submit(self, room: str, who: Identity, command: Command) -> Outcome:
         async with self._lock(room):
             record = await self.store.load(room)
@@ -393,6 +405,7 @@ class RoomService:
             log.exception("stale check failed")
         return None
 
+    @retried
     async def set_connected(self, room: str, member_id: str, connected: bool) -> None:
         async with self._lock(room):
             record = await self.store.load(room)
@@ -410,6 +423,7 @@ class RoomService:
 
     # --- timers and bots ----------------------------------------------------------------
 
+    @retried
     async def wake(self, room: str) -> None:
         """The scheduler's call: apply the due deadlines, then at most one bot move."""
         async with self._lock(room):
@@ -417,6 +431,8 @@ class RoomService:
             if record is None:
                 return
             state, events = self._due_timeouts(room, record.state)
+            if self.shared is not None and not events:
+                self._claimed(room, state)
             state, bot_events = self._bot_move(room, state)
             events += bot_events
             if events:
@@ -476,6 +492,21 @@ class RoomService:
 
     def _plan(self, room: str, state: State) -> None:
         """Schedule the room's one wake-up: the earliest deadline or the next bot move."""
+        if self.shared is not None:
+            self.shared.plan(room, state)
+            return
+        self.scheduler.schedule(room, self._next_wake(room, state))
+
+    def _claimed(self, room: str, state: State) -> None:
+        """A shared wake-up index entry was claimed for this version: the bot move it may
+        stand for was planned by whichever process committed the version (maybe not this
+        one), and its time has come."""
+        plan = self._bots.get(room)
+        if plan is None or plan.version != state.version:
+            self._bots[room] = _BotPlan(state.version, self.clock())
+
+    def _next_wake(self, room: str, state: State) -> int | None:
+        """The room's one wake-up: the earliest deadline or the next bot move."""
         candidates: list[int] = []
         tried = self._tried_at(room, state.version)
         for d in engine.deadlines(state):
@@ -484,7 +515,7 @@ class RoomService:
         bot_at = self._bot_due(room, state)
         if bot_at is not None:
             candidates.append(bot_at)
-        self.scheduler.schedule(room, min(candidates) if candidates else None)
+        return min(candidates) if candidates else None
 
     def _bot_due(self, room: str, state: State) -> int | None:
         plan = self._bots.get(room)
@@ -525,6 +556,10 @@ class RoomService:
         return after, events
 
     async def _commit(self, record: RoomRecord, state: State, events: list[Event]) -> None:
+        if self.shared is not None:  # compare-and-set; wake-up, rounds and notice included
+            self._touched[record.code] = self.clock()
+            await self.shared.commit(record, state, events)
+            return
         expected = record.version
         self._touched[record.code] = self.clock()
         # A completed round is durable before anyone can see its `round_ended`.
