@@ -63,9 +63,7 @@ def retried(
         if method.__name__ == "submit":  # (room, who, command)
             who, cmd = args[1], args[2]
             command = (who.member_id, cmd.command_id)  # type: ignore[attr-defined]
-        return await shared.run(
-            method.__name__, lambda: method(service, *args, **kwargs), command
-        )
+        return await shared.run(method.__name__, lambda: method(service, *args, **kwargs), command)
 
     run.__name__ = method.__name__
     run.__qualname__ = method.__qualname__
