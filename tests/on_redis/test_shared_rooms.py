@@ -192,7 +192,7 @@ async def test_simultaneous_catches_and_declarations_have_one_outcome(procs: lis
 
 
 async def test_a_turn_timer_fires_once_whoever_claims_it(procs: list[Proc]) -> None:
-    room, people, _ids = await _table(procs, [["red 1"], ["red 2"]], "red 5", {"turn_seconds": 5})
+    room, _people, _ids = await _table(procs, [["red 1"], ["red 2"]], "red 5", {"turn_seconds": 5})
     clock = procs[0].service.clock
     assert isinstance(clock, Clock)
     wake = await procs[0].store.wake_of(room)
