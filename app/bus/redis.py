@@ -41,11 +41,13 @@ class RedisBus:
         versions: Versions,
         *,
         check_seconds: float = 2.0,
+        heard: Callable[[str, int], None] | None = None,
     ) -> None:
         self.client = client
         self._channel = channel
         self._versions = versions
         self._check_seconds = check_seconds
+        self._heard_version = heard  # told of every notice (the store's read coalescing)
         self._rooms: dict[str, set[asyncio.Queue[bytes]]] = {}
         self._by_channel: dict[bytes, str] = {}
         self._seen: dict[str, int] = {}
@@ -184,6 +186,8 @@ class RedisBus:
     def _push(self, room: str, version: int, data: bytes) -> None:
         if version > self._seen.get(room, -1):
             self._seen[room] = version
+        if self._heard_version is not None:
+            self._heard_version(room, version)
         for queue in self._rooms.get(room, ()):
             if queue.full():
                 queue.get_nowait()

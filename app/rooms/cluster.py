@@ -43,6 +43,7 @@ class Cluster:
             self.store.channel,
             self.store.versions,
             check_seconds=config.redis_check_seconds,
+            heard=self.store.heard,
         )
         self.rounds = RoundStreamConsumer(self.client, self.store.rounds_key, recorder)
         self._config = config

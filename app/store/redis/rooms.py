@@ -13,6 +13,7 @@ commit's encoded frames). States are immutable once built, so sharing them is sa
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -88,6 +89,21 @@ class _Origin:
     stored_acks: frozenset[str]
 
 
+@dataclass(slots=True)
+class _Flight:
+    """A history read in progress, which later callers may share."""
+
+    base: int
+    states: bool
+    heard: int
+    future: asyncio.Future[list[Commit] | None]
+
+
+def _retrieve(future: asyncio.Future[list[Commit] | None]) -> None:
+    if not future.cancelled():
+        future.exception()  # a failure every caller gave up on is not reported as unretrieved
+
+
 class RedisRoomStore:
     def __init__(
         self,
@@ -107,6 +123,8 @@ class RedisRoomStore:
         self._states: _Lru[tuple[str, int], State] = _Lru(8192)
         self._commits: _Lru[tuple[str, int], Commit] = _Lru(8192)
         self._origins: _Lru[int, _Origin] = _Lru(8192)
+        self._flights: dict[str, _Flight] = {}
+        self._heard: dict[str, int] = {}  # room → newest version a notice announced
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -328,8 +346,39 @@ class RedisRoomStore:
     # --- internals ------------------------------------------------------------------------
 
     async def _since(self, room: str, version: int, *, states: bool) -> list[Commit] | None:
+        """Single-flight per room: the sockets of one room here usually ask for the same
+        commits at once (one notice reaches them all); one read serves every caller at or
+        after the version it was asked for."""
         if version < 0:
             return None
+        heard = self._heard.get(room, 0)
+        flight = self._flights.get(room)
+        # A read started before the newest notice arrived may miss that commit: not joined.
+        if (
+            flight is not None
+            and flight.base <= version
+            and flight.heard >= heard
+            and (flight.states or not states)
+        ):
+            commits = await asyncio.shield(flight.future)
+            if commits is not None:
+                return [c for c in commits if c.last > version]
+        future = asyncio.ensure_future(self._read_since(room, version, states=states))
+        future.add_done_callback(_retrieve)
+        mine = _Flight(version, states, heard, future)
+        self._flights[room] = mine
+        try:
+            return await asyncio.shield(future)
+        finally:
+            if self._flights.get(room) is mine:
+                del self._flights[room]
+
+    def heard(self, room: str, version: int) -> None:
+        """The bus saw a notice: reads of the room started before it may be out of date."""
+        if version > self._heard.get(room, 0):
+            self._heard[room] = version
+
+    async def _read_since(self, room: str, version: int, *, states: bool) -> list[Commit] | None:
         held = [v for v in range(version + 1, version + 129) if (room, v) in self._states]
         reply = await self._call(
             "uno_since",
