@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest migrate bench-engine bench-persistence bench-latency bench-load bench clean native pure
+.PHONY: run run-cluster test lint typecheck pytest migrate bench-engine bench-persistence bench-latency bench-load bench clean native pure
 
 # The rules engine compiled with mypyc (about twice as fast; docs/performance.md). Python
 # imports the extension modules in place of the sources; any change to an engine source
@@ -43,6 +43,10 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP) $(NATIVE)
 	$(PY) -m uvicorn app.main:app --host $(HOST) --port $(PORT) --ws-max-size 1048576
+
+# Several processes on this machine sharing Redis, behind nginx when installed (docs/deploy.md).
+run-cluster: $(STAMP) $(NATIVE)
+	PY=$(PY) docs/deploy/run_cluster.sh
 
 migrate: $(STAMP)
 	$(PY) -m alembic upgrade head
