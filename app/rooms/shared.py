@@ -163,8 +163,18 @@ class SharedRooms:
         rounds = [encode_round(r) for r in self.rounds.take(room)]
         record.state = state
         wake_at = service._next_wake(room, state)
+        observers = service.commit_observers
         await self.store.commit_shared(
-            room, expected, record, events, wake_at=wake_at, rounds=rounds
+            room,
+            expected,
+            record,
+            events,
+            wake_at=wake_at,
+            rounds=rounds,
+            # Only a commit that won is observed (a lost attempt is re-run on the new state).
+            stored=(lambda: [observe(room, events) for observe in observers])
+            if observers
+            else None,
         )
 
     def plan(self, room: str, state: State) -> None:

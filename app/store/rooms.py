@@ -37,18 +37,18 @@ STATES_KEPT = 16
 class Commit:
     """The events of one command, timer or bot move, and the state after the last of them.
 
-    `frames` caches what the transport encodes for each recipient (seat, or None for
-    spectators), so a commit is redacted, viewed and encoded once per seat, however many
-    sockets read it. The store drops the state and the cache once the commit is old.
+    `cache` holds what the transport encodes of it for each recipient (app/transport/frames.py),
+    so a commit is redacted, viewed and encoded once per seat, however many sockets read it.
+    The store drops the state and the cache once the commit is old.
     """
 
-    __slots__ = ("events", "frames", "state")
+    __slots__ = ("cache", "events", "state")
 
     def __init__(self, events: Sequence[Event], state: State | None) -> None:
         assert events, "a commit has at least one event"
         self.events: tuple[Event, ...] = tuple(events)
         self.state = state
-        self.frames: dict[int | None, bytes] | None = None
+        self.cache: object | None = None
 
     @property
     def first(self) -> int:
@@ -60,7 +60,7 @@ class Commit:
 
     def forget_state(self) -> None:
         self.state = None
-        self.frames = None
+        self.cache = None
 
 
 @dataclass(slots=True)

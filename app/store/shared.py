@@ -10,7 +10,7 @@ and the client resends the same id).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Protocol
@@ -62,8 +62,10 @@ class SharedRoomStore(RoomStore, Protocol):
         *,
         wake_at: int | None,
         rounds: Sequence[bytes] = (),
+        stored: Callable[[], object] | None = None,
     ) -> None:
-        """Raises CommitConflict, DuplicateCommand or StoreUnavailable."""
+        """Raises CommitConflict, DuplicateCommand or StoreUnavailable. `stored` is called
+        once the commit won, before the events are handed to the history."""
         ...
 
     async def reschedule(self, room: str, version: int, wake_at: int | None) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -230,16 +230,17 @@ class RedisRoomStore:
         *,
         wake_at: int | None,
         rounds: Sequence[bytes] = (),
+        stored: Callable[[], object] | None = None,
     ) -> None:
         origin = self._origins.get(id(record))
         if origin is not None and origin.record is not record:
             origin = None
-        stored = origin.stored_acks if origin is not None else frozenset()
+        known = origin.stored_acks if origin is not None else frozenset()
         acks: list[tuple[str, int]] = []
         for member_id, cache in record.acks.items():
             for command_id, version in cache.items():
                 field = _ack_field(member_id, command_id)
-                if field not in stored:
+                if field not in known:
                     acks.append((field, version))
         meta = _meta(record)
         version = record.version
@@ -272,7 +273,9 @@ class RedisRoomStore:
         if outcome != "ok":  # "stale", or "gone" (expired or deleted meanwhile)
             self._latest.pop(room)
             raise CommitConflict(outcome)
-        written = stored | {field for field, _ in acks}
+        if stored is not None:
+            stored()  # before the events lose their states (commit observers, tests)
+        written = known | {field for field, _ in acks}
         self._remember(room, int(reply[1]), record, meta, events, written)
 
     async def commits_since(self, room: str, version: int) -> list[Commit] | None:
