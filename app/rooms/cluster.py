@@ -31,6 +31,7 @@ class Cluster:
             max_connections=config.redis_pool_size,
             timeout=config.redis_timeout_seconds,
             wait=config.redis_timeout_seconds,
+            name=config.redis_prefix,
         )
         self.store = RedisRoomStore(
             self.client,

@@ -18,8 +18,8 @@ from app.store.redis import RedisRoomStore, connect, load_functions
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
-async def redis_or_skip() -> Redis:
-    client = connect(REDIS_URL, max_connections=16, timeout=2.0)
+async def redis_or_skip(name: str | None = None) -> Redis:
+    client = connect(REDIS_URL, max_connections=16, timeout=2.0, name=name)
     try:
         await client.ping()
     except Exception as exc:
@@ -37,6 +37,20 @@ async def drop_prefix(client: Redis, prefix: str) -> None:
         await client.delete(key)
 
 
+async def kill_pubsub(client: Redis, name: str) -> int:
+    """CLIENT KILL TYPE pubsub, limited to the connections named `name` (other users of the
+    same Redis keep theirs)."""
+    listing = (await client.execute_command("CLIENT LIST TYPE pubsub")).decode()
+    killed = 0
+    for line in listing.splitlines():
+        fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+        if fields.get("name") == name:
+            killed += int(
+                await client.execute_command("CLIENT KILL ID", fields["id"], "TYPE", "pubsub")
+            )
+    return killed
+
+
 @pytest.fixture
 def prefix() -> str:
     return f"t{uuid.uuid4().hex[:12]}"
@@ -44,7 +58,7 @@ def prefix() -> str:
 
 @pytest.fixture
 async def redis_client(prefix: str) -> AsyncIterator[Redis]:
-    client = await redis_or_skip()
+    client = await redis_or_skip(prefix)
     yield client
     await drop_prefix(client, prefix)
     await client.aclose()

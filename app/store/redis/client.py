@@ -12,7 +12,12 @@ LIBRARY = Path(__file__).with_name("uno.lua")
 
 
 def connect(
-    url: str, *, max_connections: int = 32, timeout: float = 2.0, wait: float = 2.0
+    url: str,
+    *,
+    max_connections: int = 32,
+    timeout: float = 2.0,
+    wait: float = 2.0,
+    name: str | None = None,
 ) -> Redis:
     """A client on a bounded pool: a caller waits at most `wait` s for a free connection,
     a command at most `timeout` s (then it fails: its outcome is unknown)."""
@@ -23,6 +28,7 @@ def connect(
         socket_timeout=timeout,
         socket_connect_timeout=timeout,
         health_check_interval=15,
+        client_name=name,  # CLIENT LIST tells this deployment's connections apart
     )
     # No command is retried by the client: a commit whose reply was lost may have run, and
     # re-running it blindly could apply a join twice. Callers decide (a command is resent by
