@@ -94,10 +94,10 @@ class RedisBus:
 
     async def close(self) -> None:
         for task in (self._reader, self._watchdog):
-            if task is not None:
+            # redis-py may swallow one cancellation inside a command: cancel until done.
+            while task is not None and not task.done():
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                await asyncio.wait([task], timeout=0.5)
         self._reader = self._watchdog = None
         if self._pubsub is not None:
             with contextlib.suppress(Exception):

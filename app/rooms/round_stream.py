@@ -10,7 +10,6 @@ pending, and another claims them after `claim_idle_ms` (XAUTOCLAIM).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import secrets
@@ -21,6 +20,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError, ResponseError
 
 from app.rooms.shared import decode_round
+from app.rooms.stopping import stop_task
 from app.store.recorder import MatchRecorder
 
 log = logging.getLogger(__name__)
@@ -53,11 +53,8 @@ class RoundStreamConsumer:
             self._task = asyncio.create_task(self._run(), name="round-stream")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     async def ensure_group(self) -> None:
         try:

@@ -13,11 +13,11 @@ fires them again: players could not act during the outage either.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 from collections.abc import Awaitable, Callable
 
+from app.rooms.stopping import stop_task
 from app.store.shared import SharedRoomStore, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -52,16 +52,10 @@ class WakePoller:
             self._task = asyncio.create_task(self._run(), name="room-wakeups")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
         for task in list(self._running.values()):
-            task.cancel()
-        for task in list(self._running.values()):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await stop_task(task)
 
     async def _run(self) -> None:
         failing = False
