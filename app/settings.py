@@ -63,6 +63,9 @@ class AppSettings(BaseSettings):
     redis_claim_lease_ms: int = 5000
     # The pub/sub watchdog's period (ping, re-subscribe, version check).
     redis_check_seconds: float = 2.0
+    # A completed round read from the round stream by a process that died before storing it
+    # is taken over by another process after this long (XAUTOCLAIM).
+    redis_round_claim_ms: int = 30_000
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

@@ -46,7 +46,12 @@ class Cluster:
             check_seconds=config.redis_check_seconds,
             heard=self.store.heard,
         )
-        self.rounds = RoundStreamConsumer(self.client, self.store.rounds_key, recorder)
+        self.rounds = RoundStreamConsumer(
+            self.client,
+            self.store.rounds_key,
+            recorder,
+            claim_idle_ms=config.redis_round_claim_ms,
+        )
         self._config = config
         self.wakeups: WakePoller | None = None
 

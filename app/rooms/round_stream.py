@@ -14,6 +14,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from typing import Any
 
 from redis.asyncio import Redis
@@ -65,15 +66,16 @@ class RoundStreamConsumer:
 
     async def _run(self) -> None:
         ready = False
-        rounds = 0
+        reclaim_at = 0.0
         while True:
             try:
                 if not ready:
                     await self.ensure_group()
                     ready = True
-                if rounds % 10 == 0:
+                if time.monotonic() >= reclaim_at:
+                    # Half the idle time: a dead consumer's round waits at most 1.5× that.
+                    reclaim_at = time.monotonic() + self._claim_idle_ms / 2000
                     await self.reclaim()
-                rounds += 1
                 await self.step()
             except asyncio.CancelledError:
                 raise
