@@ -138,9 +138,9 @@ class SharedRooms:
                     raise RoomError("unavailable", "the room store is unreachable", 503) from exc
                 return None  # type: ignore[return-value]  # timers: the lease retries them
         if name == "submit":
-            return Outcome(code="busy", message="the room is busy, resend")  # type: ignore[return-value]
+            return Outcome(code="unavailable", message="the room is busy, resend")  # type: ignore[return-value]
         if name in ("join", "spectate"):
-            raise RoomError("busy", "the room is busy, try again", 503)
+            raise RoomError("unavailable", "the room is busy, try again", 503)
         log.warning("%s gave up after %d conflicts", name, TRIES)
         return None  # type: ignore[return-value]
 

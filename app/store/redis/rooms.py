@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -27,7 +27,7 @@ from redis.exceptions import RedisError
 from app import engine
 from app.engine.events import Event
 from app.engine.state import State
-from app.store.rooms import STATES_KEPT, Commit, Member, RoomRecord
+from app.store.rooms import FRAMES_KEPT, STATES_KEPT, Commit, Member, RoomRecord
 from app.store.shared import (
     CommitConflict,
     DuplicateCommand,
@@ -122,6 +122,8 @@ class RedisRoomStore:
         self._latest: _Lru[str, _Loaded] = _Lru(4096)
         self._states: _Lru[tuple[str, int], State] = _Lru(8192)
         self._commits: _Lru[tuple[str, int], Commit] = _Lru(8192)
+        # Each room's newest commits here: older ones drop their encoded frames and state.
+        self._recent: _Lru[str, deque[Commit]] = _Lru(4096)
         self._origins: _Lru[int, _Origin] = _Lru(8192)
         self._flights: dict[str, _Flight] = {}
         self._heard: dict[str, int] = {}  # room → newest version a notice announced
@@ -408,7 +410,7 @@ class RedisRoomStore:
             if commit is None:
                 events = [Event.from_json(e) for e in orjson.loads(blob)]
                 commit = Commit(events, None)
-                self._commits.put((room, last), commit)
+                self._keep(room, commit)
             if want_state and commit.state is None:
                 state = self._states.get((room, last))
                 if state is None and state_blob:
@@ -434,7 +436,21 @@ class RedisRoomStore:
         if events:
             for event in events:
                 event.after = None  # the commit holds the one state a view is built of
-            self._commits.put((room, events[-1].version), Commit(events, state))
+            self._keep(room, Commit(events, state))
+
+    def _keep(self, room: str, commit: Commit) -> None:
+        self._commits.put((room, commit.last), commit)
+        recent = self._recent.get(room)
+        if recent is None:
+            recent = deque()
+            self._recent.put(room, recent)
+        if recent and recent[-1].last >= commit.last:
+            return  # an older commit read again for a slow socket: not among the newest
+        recent.append(commit)
+        if len(recent) > FRAMES_KEPT:
+            recent[-FRAMES_KEPT - 1].cache = None
+        if len(recent) > STATES_KEPT:
+            recent.popleft().forget_state()
 
     async def _call(
         self, name: str, keys: Sequence[str], args: Sequence[Any], *, read_only: bool = False
