@@ -9,13 +9,15 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from e2e.harness import deal_order
 
 from .harness import Player, cluster
+from .test_cluster_play import SKIPS
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
-# Nobody acts: each seat's turn runs out once, a bot takes the seat (afk_timeouts 1) and the
-# bots play the round to its end; no next round by itself.
+# Nobody acts: each seat's turn runs out once (the timeout draws and passes), a bot takes the
+# seat (afk_timeouts 1) and the bots play the round to its end; no next round by itself.
 SETTINGS = {
     "turn_seconds": 5,
     "afk_timeouts": 1,
@@ -34,14 +36,20 @@ async def test_a_process_killed_mid_round(tmp_path: Path) -> None:
         host, guest = Player(room, host_reply["token"]), Player(room, guest_reply["token"])
         await host.connect(c.processes[0])
         await guest.connect(c.processes[1])
+        # A short round: seat 0's bot holds six Skips (two players: it plays again after each).
+        deck = (await c.get(1, f"/api/rooms/{room}/deck")).json()["cards"]
+        order, _ids, _ = deal_order(deck, [SKIPS, ["yellow 2"]], "red 5", dealer=1)
+        settings = {"dealer": 1, "deck_order": order}
+        assert (await host.act("settings", settings=settings))["type"] == "ack"
         assert (await host.act("start"))["type"] == "ack"
 
         def took_over() -> int:
             return sum(1 for e in guest.history.values() if e["kind"] == "bot_took_over")
 
         await guest.until(lambda: took_over() == 2, timeout=30)  # both seats' timers ran out
-        await asyncio.sleep(0.7)  # bots are playing: processes commit, claim and wake
+        # The bots play now: processes commit, claim and wake while one of them dies.
         c.processes[0].kill()
+        assert not any(e["kind"] == "round_ended" for e in guest.history.values())
         await host.until(lambda: not host.connected, timeout=10)
         await host.connect(c.processes[2])  # hello with `since`: the missed commits first
 
