@@ -34,7 +34,7 @@ from app.rooms.shared import SharedRooms, retried
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
 from app.store.rooms import Member, RoomRecord, RoomStore, token_digest
-from app.store.shared import SharedRoomStore
+from app.store.shared import SharedRoomStore, StoreUnavailable
 from app.transport.commands import Command
 
 log = logging.getLogger(__name__)
@@ -304,7 +304,7 @@ class RoomService:
         RoomError 503 when the database cannot say whether it has one."""
         try:
             return await self.restorer.load(room)
-        except RecorderUnavailable as exc:
+        except (RecorderUnavailable, StoreUnavailable) as exc:
             raise RoomError("unavailable", "the room cannot be loaded now, retry", 503) from exc
 
     async def _remember(self, room: str, token: str, member: Member | None, now: int) -> None:
