@@ -17,8 +17,6 @@ from app.store.recorder import MemoryRecorder
 from app.store.redis import RedisRoomStore, connect
 from app.transport.commands import Command
 
-from .conftest import REDIS_URL
-
 pytestmark = pytest.mark.redis
 
 
