@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -149,18 +150,20 @@ async def _healthy(process: Process) -> None:
 
 
 @contextlib.asynccontextmanager
-async def cluster(count: int, workdir: Path, **extra_env: str) -> AsyncIterator[Cluster]:
-    redis = Redis.from_url(REDIS_URL)
+async def cluster(
+    count: int, workdir: Path, redis_url: str = REDIS_URL, **extra_env: str
+) -> AsyncIterator[Cluster]:
+    redis = Redis.from_url(redis_url)
     try:
         await redis.ping()
     except Exception as exc:
         await redis.aclose()
-        _unreachable(f"Redis unreachable at {REDIS_URL}: {type(exc).__name__}: {exc}")
+        _unreachable(f"Redis unreachable at {redis_url}: {type(exc).__name__}: {exc}")
     database_url, drop = await _fresh_database()
     prefix = f"c{uuid.uuid4().hex[:10]}"
     env = {
         **os.environ,
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": redis_url,
         "REDIS_PREFIX": prefix,
         "DATABASE_URL": database_url,
         "UNO_TEST_HOOKS": "1",
@@ -179,8 +182,9 @@ async def cluster(count: int, workdir: Path, **extra_env: str) -> AsyncIterator[
                 p.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 p.kill()
-        async for key in redis.scan_iter(match=f"{prefix}:*", count=500):
-            await redis.delete(key)
+        with contextlib.suppress(Exception):  # a private Redis may be gone already
+            async for key in redis.scan_iter(match=f"{prefix}:*", count=500):
+                await redis.delete(key)
         await redis.aclose()
         await drop()
 
@@ -276,8 +280,10 @@ class Player:
         return await self.reply(sent)
 
     async def reply(self, command_id: str, timeout: float = RECV_TIMEOUT_S) -> dict[str, Any]:
-        await self.until(lambda: command_id in self.replies, timeout)
-        return self.replies[command_id]
+        """The ack or error for `command_id`; `{"type": "closed"}` when the socket closed
+        first (the outcome is then unknown: a client reconnects and resends the same id)."""
+        await self.until(lambda: command_id in self.replies or not self.connected, timeout)
+        return self.replies.get(command_id, {"type": "closed"})
 
     async def until(self, done: Callable[[], bool], timeout: float = RECV_TIMEOUT_S) -> None:
         async with asyncio.timeout(timeout):
@@ -289,3 +295,57 @@ class Player:
 
     def kinds(self) -> list[str]:
         return [self.history[v]["kind"] for v in sorted(self.history)]
+
+
+class PrivateRedis:
+    """A redis-server of the test's own (AOF, fsync every second, as in docker-compose.yml),
+    so that killing and restarting it disturbs nobody else using the machine's Redis."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.dir = workdir
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    async def start(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            _unreachable("redis-server is not installed")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [
+                str(binary),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.dir),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "everysec",
+                "--save",
+                "",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = Redis.from_url(self.url)
+        try:
+            async with asyncio.timeout(10):
+                while True:
+                    with contextlib.suppress(Exception):
+                        if await client.ping():
+                            return
+                    await asyncio.sleep(0.05)
+        finally:
+            await client.aclose()
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
