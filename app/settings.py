@@ -34,7 +34,8 @@ class AppSettings(BaseSettings):
     # past that the socket is closed with 1008 instead of answered.
     error_budget_per_second: float = 10.0
     error_budget_burst: int = 100
-    # Repeated `hello`s on one socket: each may replay history, so they have their own bucket.
+    # Repeated `hello`s on one socket that may replay history (past this bucket a `hello` gets
+    # the `welcome` alone).
     resume_per_second: float = 0.5
     resume_burst: int = 3
     # A resume replays the missed events only while the frame stays this small; further back,

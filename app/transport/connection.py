@@ -213,13 +213,15 @@ class Connection:
             return
         state = record.state
         if since is not None and 0 <= since < state.version:
-            replay = await self.service.store.events_since(self.room, since)
+            held = await self.service.store.events_since(self.room, since)
+            # A commit landing while the history was read goes out after the welcome.
+            replay = [e for e in held or () if e.version <= state.version]
             if replay:
                 seat = self._seat(state)
                 frame = frames.merged_frame(replay, state, seat, self.service.clock(), since)
                 # A resume from far back is answered by the welcome alone: a replay is
                 # bounded, so a small `hello` cannot draw a large answer.
-                if len(frame) <= self._resume_max_bytes:
+                if len(frame.encode()) <= self._resume_max_bytes:
                     await self._send(frame)
         await self._welcome(state)
 

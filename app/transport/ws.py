@@ -181,16 +181,16 @@ async def _serve(
         if isinstance(frame, Ping):
             conn.send(frames.pong(int(time.time() * 1000), frame.command_id))
         elif isinstance(frame, Hello):
-            if limits.resumes.take():
-                await _hello_again(conn, service, frame, limits)
-            else:
-                limits.refuse(conn, frames.error("rate_limited", "too many hellos, slow down"))
+            # A hello is always answered with a welcome (PROTOCOL), but only a few per
+            # second may replay history: past that, the welcome alone.
+            replay = limits.resumes.take()
+            await _hello_again(conn, service, frame, limits, replay)
         else:
             await _command(conn, service, frame, limits)
 
 
 async def _hello_again(
-    conn: Connection, service: RoomService, hello: Hello, limits: _Limits
+    conn: Connection, service: RoomService, hello: Hello, limits: _Limits, replay: bool
 ) -> None:
     """The server always answers `hello` with a `welcome` (PROTOCOL.md): the same credential
     again resumes this socket from `since`; another one cannot switch its identity."""
@@ -202,7 +202,7 @@ async def _hello_again(
     if identity is None or identity.member_id != conn.identity.member_id:
         limits.refuse(conn, frames.error("bad_frame", "this socket is already authenticated"))
         return
-    conn.resume(hello.since)
+    conn.resume(hello.since if replay else None)
 
 
 async def _command(
