@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest migrate lock audit bench-engine bench-persistence bench-latency bench-load bench clean native pure
+.PHONY: run run-cluster test lint typecheck pytest migrate lock audit bench-engine bench-persistence bench-latency bench-load bench clean native pure
 
 # The rules engine compiled with mypyc (about twice as fast; docs/performance.md). Python
 # imports the extension modules in place of the sources; any change to an engine source
@@ -56,6 +56,10 @@ run: $(STAMP) $(NATIVE)
 	# uvicorn with the limits of app/server.py (head size and deadline, keep-alive,
 	# concurrency, WebSocket message size).
 	HOST=$(HOST) PORT=$(PORT) $(PY) -m app.main
+
+# Several processes on this machine sharing Redis, behind nginx when installed (docs/deploy.md).
+run-cluster: $(STAMP) $(NATIVE)
+	PY=$(PY) docs/deploy/run_cluster.sh
 
 migrate: $(STAMP)
 	$(PY) -m alembic upgrade head

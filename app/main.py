@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
@@ -15,15 +16,19 @@ from app import gc_tuning, loop_probe
 from app.api import errors, health, logfilter, matches, rooms, tournaments, web
 from app.api.limits import CreationLimit
 from app.api.middleware import HardeningMiddleware
-from app.bus import create_bus
+from app.bus import MemoryBus
+from app.bus.base import Bus
 from app.rooms.service import RoomService
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemoryRecorder
-from app.store.rooms import MemoryRoomStore
+from app.store.rooms import MemoryRoomStore, RoomStore
 from app.tournaments.service import TournamentService
 from app.tournaments.store import MemoryTournamentStore
 from app.transport import ws
 from app.transport.hub import Hub
+
+if TYPE_CHECKING:
+    from app.rooms.cluster import Cluster
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +48,20 @@ def _recorder(database_url: str | None) -> MatchRecorder:
 
 def create_app(settings: AppSettings | None = None) -> FastAPI:
     config = settings or AppSettings()
-    store = MemoryRoomStore(config.history_limit)
-    bus = create_bus(config.redis_url)
     recorder = _recorder(config.database_url)
+    cluster: Cluster | None = None
+    store: RoomStore
+    bus: Bus
+    if config.redis_url:
+        from app.rooms.cluster import Cluster
+
+        cluster = Cluster(config, recorder)
+        store, bus = cluster.store, cluster.bus
+    else:
+        store, bus = MemoryRoomStore(config.history_limit), MemoryBus()
     service = RoomService(config, store, bus, recorder)
+    if cluster is not None:
+        cluster.serve(service)
     hub = Hub(bus)
     service.has_sockets = lambda room: bool(hub.connections(room))
     cups = TournamentService(service, MemoryTournamentStore())
@@ -55,6 +70,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logfilter.install()
         await recorder.start()
+        if cluster is not None:
+            await cluster.start()
         await service.start()
         gc_tuning.after_start_up()
         probe = loop_probe.start_if_enabled()
@@ -64,6 +81,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
             if probe is not None:
                 probe.cancel()
             await cups.stop()
+            if cluster is not None:
+                await cluster.stop()
             await service.stop()
             await hub.close()
             await bus.close()

@@ -63,6 +63,26 @@ class AppSettings(BaseSettings):
     # without activity; a match with no round for `room_idle_seconds` is marked abandoned.
     room_retention_days: float = 30.0
 
+    # --- Redis (only with REDIS_URL: rooms shared by every process; docs/deploy.md) ---
+    # Key prefix, so that several deployments (or test runs) can share one Redis.
+    redis_prefix: str = "uno"
+    # Connections per process; a caller waits at most the timeout for one, a command too.
+    redis_pool_size: int = 32
+    redis_timeout_seconds: float = 2.0
+    # A room's keys expire after this long without a write (a lobby or a match between
+    # rounds is kept long enough for friends to come back; a finished round is also in the
+    # database, from which a room is restored).
+    redis_room_ttl_seconds: int = 24 * 3600
+    # Timers: how often each process polls the wake-up index, and how long a claimed entry
+    # waits before another process may claim it again (a claimer that died).
+    redis_poll_ms: int = 100
+    redis_claim_lease_ms: int = 5000
+    # The pub/sub watchdog's period (ping, re-subscribe, version check).
+    redis_check_seconds: float = 2.0
+    # A completed round read from the round stream by a process that died before storing it
+    # is taken over by another process after this long (XAUTOCLAIM).
+    redis_round_claim_ms: int = 30_000
+
     @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod
     def _split_origins(cls, value: Any) -> Any:

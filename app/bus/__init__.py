@@ -1,6 +1,8 @@
-"""Room fan-out: every process holding sockets of a room receives that room's messages."""
+"""Room fan-out: every process holding sockets of a room receives that room's notices.
 
-import logging
+`MemoryBus` within one process (the default); `app.bus.redis.RedisBus` with REDIS_URL (the
+application wires it with the Redis room store, app/main.py).
+"""
 
 from app.bus.base import Bus
 from app.bus.memory import MemoryBus
@@ -8,10 +10,6 @@ from app.bus.memory import MemoryBus
 __all__ = ["Bus", "MemoryBus", "create_bus"]
 
 
-def create_bus(redis_url: str | None) -> Bus:
-    """The in-process bus; a Redis pub/sub bus will take `redis_url` (not built yet)."""
-    if redis_url:
-        logging.getLogger(__name__).warning(
-            "REDIS_URL is set but the Redis bus is not built yet: rooms stay in this process"
-        )
+def create_bus(redis_url: str | None = None) -> Bus:
+    """The in-process bus (the Redis bus needs the Redis room store: see app/main.py)."""
     return MemoryBus()

@@ -30,10 +30,12 @@ from app.engine.state import State
 from app.rooms.recording import RoundReporter
 from app.rooms.restore import Restorer
 from app.rooms.scheduler import Scheduler, wall_ms
+from app.rooms.shared import SharedRooms, retried
 from app.rooms.versions import VersionReservations
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
 from app.store.rooms import Member, RoomRecord, RoomStore, token_digest
+from app.store.shared import SharedRoomStore, StoreUnavailable
 from app.transport.commands import Command
 
 log = logging.getLogger(__name__)
@@ -137,6 +139,13 @@ class RoomService:
         # the state right after it (the store keeps one state per recent commit): tests'
         # ground truth for auditing what each recipient was sent.
         self.commit_observers: list[Callable[[str, Sequence[Event]], None]] = []
+        # Set when the store is shared by several processes (app/rooms/shared.py).
+        self.shared: SharedRooms | None = None
+
+    def share(self, store: SharedRoomStore) -> None:
+        """Run on a store shared with other processes: commits may lose to theirs and are
+        retried, wake-ups live in the store's index (see app/rooms/shared.py)."""
+        self.shared = SharedRooms(self, store)
 
     async def start(self) -> None:
         await self.scheduler.start()
@@ -239,6 +248,7 @@ class RoomService:
         log.info("room created (%d seats so far)", len(state.seats))
         return Created(code, player_id, seat, token)
 
+    @retried
     async def join(self, room: str, name: str) -> Created:
         name = _clean_name(name)
         await self._load(room)  # before the lock: an unknown room must not leave one behind
@@ -257,6 +267,7 @@ class RoomService:
         assert seat is not None
         return Created(room, player_id, seat, token)
 
+    @retried
     async def spectate(self, room: str, name: str) -> tuple[str, str]:
         name = _clean_name(name or "Spectator")
         await self._load(room)  # before the lock: an unknown room must not leave one behind
@@ -312,7 +323,7 @@ class RoomService:
         RoomError 503 when the database cannot say whether it has one."""
         try:
             return await self.restorer.load(room)
-        except RecorderUnavailable as exc:
+        except (RecorderUnavailable, StoreUnavailable) as exc:
             raise RoomError("unavailable", "the room cannot be loaded now, retry", 503) from exc
 
     async def _remember(self, room: str, token: str, member: Member | None, now: int) -> None:
@@ -348,6 +359,7 @@ class RoomService:
             return None  # left: the seat is gone (lobby) or a bot's for good (in a match)
         return Identity(member.member_id, "player", seat)
 
+    @retried
     async def submit(self, room: str, who: Identity, command: Command) -> Outcome:
         async with self._lock(room):
             record = await self.store.load(room)
@@ -417,6 +429,7 @@ class RoomService:
             log.exception("stale check failed")
         return None
 
+    @retried
     async def set_connected(self, room: str, member_id: str, connected: bool) -> None:
         async with self._lock(room):
             record = await self.store.load(room)
@@ -434,6 +447,7 @@ class RoomService:
 
     # --- timers and bots ----------------------------------------------------------------
 
+    @retried
     async def wake(self, room: str) -> None:
         """The scheduler's call: apply the due deadlines, then at most one bot move."""
         async with self._lock(room):
@@ -441,6 +455,8 @@ class RoomService:
             if record is None:
                 return
             state, events = self._due_timeouts(room, record.state)
+            if self.shared is not None and not events:
+                self._claimed(room, state)
             state, bot_events = self._bot_move(room, state)
             events += bot_events
             if events:
@@ -500,6 +516,21 @@ class RoomService:
 
     def _plan(self, room: str, state: State) -> None:
         """Schedule the room's one wake-up: the earliest deadline or the next bot move."""
+        if self.shared is not None:
+            self.shared.plan(room, state)
+            return
+        self.scheduler.schedule(room, self._next_wake(room, state))
+
+    def _claimed(self, room: str, state: State) -> None:
+        """A shared wake-up index entry was claimed for this version: the bot move it may
+        stand for was planned by whichever process committed the version (maybe not this
+        one), and its time has come."""
+        plan = self._bots.get(room)
+        if plan is None or plan.version != state.version:
+            self._bots[room] = _BotPlan(state.version, self.clock())
+
+    def _next_wake(self, room: str, state: State) -> int | None:
+        """The room's one wake-up: the earliest deadline or the next bot move."""
         candidates: list[int] = []
         tried = self._tried_at(room, state.version)
         for d in engine.deadlines(state):
@@ -508,7 +539,7 @@ class RoomService:
         bot_at = self._bot_due(room, state)
         if bot_at is not None:
             candidates.append(bot_at)
-        self.scheduler.schedule(room, min(candidates) if candidates else None)
+        return min(candidates) if candidates else None
 
     def _bot_due(self, room: str, state: State) -> int | None:
         plan = self._bots.get(room)
@@ -549,6 +580,10 @@ class RoomService:
         return after, events
 
     async def _commit(self, record: RoomRecord, state: State, events: list[Event]) -> None:
+        if self.shared is not None:  # compare-and-set; wake-up, rounds and notice included
+            self._touched[record.code] = self.clock()
+            await self.shared.commit(record, state, events)
+            return
         expected = record.version
         self._touched[record.code] = self.clock()
         # A completed round is durable before anyone can see its `round_ended`.

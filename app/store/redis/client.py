@@ -1,0 +1,41 @@
+"""The Redis connection pool and the function library every process loads at start-up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+LIBRARY = Path(__file__).with_name("uno.lua")
+
+
+def connect(
+    url: str,
+    *,
+    max_connections: int = 32,
+    timeout: float = 2.0,
+    wait: float = 2.0,
+    name: str | None = None,
+) -> Redis:
+    """A client on a bounded pool: a caller waits at most `wait` s for a free connection,
+    a command at most `timeout` s (then it fails: its outcome is unknown)."""
+    pool = BlockingConnectionPool.from_url(
+        url,
+        max_connections=max_connections,
+        timeout=wait,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        health_check_interval=15,
+        client_name=name,  # CLIENT LIST tells this deployment's connections apart
+    )
+    # No command is retried by the client: a commit whose reply was lost may have run, and
+    # re-running it blindly could apply a join twice. Callers decide (a command is resent by
+    # its client with the same id, which the commit function deduplicates).
+    return Redis(connection_pool=pool, retry=Retry(NoBackoff(), 0))
+
+
+async def load_functions(client: Redis) -> None:
+    """FUNCTION LOAD REPLACE: functions persist in Redis (AOF, replicas), unlike scripts."""
+    await client.function_load(LIBRARY.read_text(), replace=True)

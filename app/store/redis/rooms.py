@@ -1,0 +1,486 @@
+"""RoomStore on Redis: the room's record, its history of commits and its wake-up, shared by
+every process (the keys and functions are described in uno.lua beside this file).
+
+A commit is one call of the `uno_commit` function: compare-and-set on the room's write
+counter, duplicate command ids refused, state, events, acks, wake-up, completed rounds and
+the notice in one atomic step. Reads are one function call too.
+
+Decoding a state costs far more than fetching it, so each process keeps what it decoded or
+committed itself: the newest record per room (by write counter), the states of recent
+commits, and the Commit objects themselves (so that every socket of this process shares a
+commit's encoded frames). States are immutable once built, so sharing them is safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import orjson
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from app import engine
+from app.engine.events import Event
+from app.engine.state import State
+from app.store.rooms import FRAMES_KEPT, STATES_KEPT, Commit, Member, RoomRecord
+from app.store.shared import (
+    CommitConflict,
+    DuplicateCommand,
+    StoreUnavailable,
+    current_command,
+)
+
+log = logging.getLogger(__name__)
+
+# Cached ack entries per room (the memory store keeps 256 per member).
+ACK_CACHE_SIZE = 2048
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Lru(Generic[K, V]):
+    __slots__ = ("_data", "_size")
+
+    def __init__(self, size: int) -> None:
+        self._data: OrderedDict[K, V] = OrderedDict()
+        self._size = size
+
+    def get(self, key: K) -> V | None:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self._size:
+            self._data.popitem(last=False)
+
+    def pop(self, key: K) -> V | None:
+        return self._data.pop(key, None)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+
+@dataclass(slots=True)
+class _Loaded:
+    """The room's newest record this process knows: its write counter and decoded parts."""
+
+    rev: int
+    state: State
+    meta: dict[str, Any]
+
+
+@dataclass(slots=True)
+class _Origin:
+    """Where a handed-out record came from: the counter its commit must still find, and the
+    ack it was loaded with (already stored: not a new one)."""
+
+    record: RoomRecord
+    rev: int
+    stored_acks: frozenset[str]
+
+
+@dataclass(slots=True)
+class _Flight:
+    """A history read in progress, which later callers may share."""
+
+    base: int
+    states: bool
+    heard: int
+    future: asyncio.Future[list[Commit] | None]
+
+
+def _retrieve(future: asyncio.Future[list[Commit] | None]) -> None:
+    if not future.cancelled():
+        future.exception()  # a failure every caller gave up on is not reported as unretrieved
+
+
+class RedisRoomStore:
+    def __init__(
+        self,
+        client: Redis,
+        *,
+        prefix: str = "uno",
+        history_limit: int = 512,
+        idle_ttl_seconds: int = 6 * 3600,
+        states_kept: int = STATES_KEPT,
+    ) -> None:
+        self.client = client
+        self.prefix = prefix
+        self._history_limit = max(1, history_limit)
+        self._ttl_ms = max(1, idle_ttl_seconds) * 1000
+        self._states_kept = max(1, states_kept)
+        self._latest: _Lru[str, _Loaded] = _Lru(4096)
+        self._states: _Lru[tuple[str, int], State] = _Lru(8192)
+        self._commits: _Lru[tuple[str, int], Commit] = _Lru(8192)
+        # Each room's newest commits here: older ones drop their encoded frames and state.
+        self._recent: _Lru[str, deque[Commit]] = _Lru(4096)
+        self._origins: _Lru[int, _Origin] = _Lru(8192)
+        self._flights: dict[str, _Flight] = {}
+        self._heard: dict[str, int] = {}  # room → newest version a notice announced
+
+    # --- keys ---------------------------------------------------------------------------
+
+    def key(self, room: str, name: str) -> str:
+        return f"{self.prefix}:{{{room}}}:{name}"
+
+    def channel(self, room: str) -> str:
+        return self.key(room, "n")
+
+    @property
+    def wake_key(self) -> str:
+        return f"{self.prefix}:wake"
+
+    @property
+    def rounds_key(self) -> str:
+        return f"{self.prefix}:rounds"
+
+    def _commit_keys(self, room: str) -> list[str]:
+        names = ("state", "events", "snaps", "snapv", "cmds", "cmdq")
+        return [self.key(room, n) for n in names] + [self.wake_key, self.rounds_key]
+
+    # --- the RoomStore interface --------------------------------------------------------
+
+    async def create(self, record: RoomRecord, events: list[Event]) -> bool:
+        room = record.code
+        state_blob = _state_blob(record.state)
+        meta = _meta(record)
+        version = record.version
+        created = await self._call(
+            "uno_create",
+            self._commit_keys(room),
+            [
+                room,
+                version,
+                state_blob,
+                orjson.dumps(meta),
+                "",
+                self._ttl_ms,
+                self._states_kept,
+                events[0].version if events else version,
+                _events_blob(events) if events else "",
+            ],
+        )
+        if not created:
+            return False
+        self._remember(room, 1, record, meta, events, frozenset())
+        return True
+
+    async def load(self, room: str) -> RoomRecord | None:
+        known = self._latest.get(room)
+        command = current_command.get()
+        ack_field = _ack_field(*command) if command is not None else ""
+        reply = await self._call(
+            "uno_load",
+            [self.key(room, "state"), self.key(room, "snaps"), self.key(room, "cmds")],
+            [known.rev if known is not None else "", ack_field],
+            read_only=True,
+        )
+        if reply is None:
+            return None
+        version, rev = int(reply[0]), int(reply[1])
+        if known is None or known.rev != rev:
+            if len(reply) < 6 or reply[5] is None:
+                log.error("room record without its state in Redis")
+                return None
+            state = self._states.get((room, version))
+            if state is None:
+                state = engine.state_from_json(orjson.loads(reply[5]))
+            known = _Loaded(rev, state, orjson.loads(reply[4]))
+            self._latest.put(room, known)
+            self._states.put((room, version), state)
+        meta = known.meta
+        record = RoomRecord(
+            code=room,
+            state=known.state,
+            created_at=int(meta["c"]),
+            members={d: Member(m[0], m[1], m[2]) for d, m in meta["mem"].items()},
+            match_id=meta.get("m"),
+        )
+        stored: frozenset[str] = frozenset()
+        if command is not None and reply[3] is not None:
+            record.remember_ack(command[0], command[1], int(reply[3]))
+            stored = frozenset({ack_field})
+        self._origins.put(id(record), _Origin(record, rev, stored))
+        return record
+
+    async def commit(
+        self, room: str, expected_version: int, record: RoomRecord, events: list[Event]
+    ) -> bool:
+        """The RoomStore form: False when the stored room moved on (no wake-up planned)."""
+        try:
+            await self.commit_shared(room, expected_version, record, events, wake_at=None)
+        except CommitConflict:
+            return False
+        return True
+
+    async def commit_shared(
+        self,
+        room: str,
+        expected_version: int,
+        record: RoomRecord,
+        events: Sequence[Event],
+        *,
+        wake_at: int | None,
+        rounds: Sequence[bytes] = (),
+        stored: Callable[[], object] | None = None,
+    ) -> None:
+        origin = self._origins.get(id(record))
+        if origin is not None and origin.record is not record:
+            origin = None
+        known = origin.stored_acks if origin is not None else frozenset()
+        acks: list[tuple[str, int]] = []
+        for member_id, cache in record.acks.items():
+            for command_id, version in cache.items():
+                field = _ack_field(member_id, command_id)
+                if field not in known:
+                    acks.append((field, version))
+        meta = _meta(record)
+        version = record.version
+        notice = orjson.dumps({"room": room, "version": version})
+        args: list[Any] = [
+            room,
+            origin.rev if origin is not None else "",
+            expected_version,
+            version,
+            _state_blob(record.state),
+            orjson.dumps(meta),
+            _events_blob(events) if events else "",
+            events[0].version if events else version,
+            "" if wake_at is None else wake_at,
+            self._ttl_ms,
+            self._history_limit,
+            self._states_kept,
+            ACK_CACHE_SIZE,
+            self.channel(room),
+            notice,
+            len(acks),
+        ]
+        for field, ack_version in acks:
+            args += [field, ack_version]
+        args += list(rounds)
+        reply = await self._call("uno_commit", self._commit_keys(room), args)
+        outcome = reply[0].decode()
+        if outcome == "dup":
+            raise DuplicateCommand(int(reply[1]))
+        if outcome != "ok":  # "stale", or "gone" (expired or deleted meanwhile)
+            self._latest.pop(room)
+            raise CommitConflict(outcome)
+        if stored is not None:
+            stored()  # before the events lose their states (commit observers, tests)
+        written = known | {field for field, _ in acks}
+        self._remember(room, int(reply[1]), record, meta, events, written)
+
+    async def commits_since(self, room: str, version: int) -> list[Commit] | None:
+        return await self._since(room, version, states=True)
+
+    async def events_since(self, room: str, version: int) -> list[Event] | None:
+        commits = await self._since(room, version, states=False)
+        if commits is None:
+            return None
+        return [e for c in commits for e in c.events if e.version > version]
+
+    async def state_at(self, room: str, version: int) -> State | None:
+        state = self._states.get((room, version))
+        if state is not None:
+            return state
+        blob = await self._guard(self.client.hget(self.key(room, "snaps"), str(version)))
+        if blob is None:
+            return None
+        state = engine.state_from_json(orjson.loads(blob))
+        self._states.put((room, version), state)
+        return state
+
+    async def rooms(self) -> list[str]:
+        """None to sweep: idle rooms expire in Redis by themselves (PEXPIRE on each write)."""
+        return []
+
+    async def delete(self, room: str) -> None:
+        keys = self._commit_keys(room)[:6]
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.delete(*keys)
+            pipe.zrem(self.wake_key, room)
+            await self._guard(pipe.execute())
+        self._latest.pop(room)
+
+    async def healthy(self) -> bool:
+        try:
+            return bool(await self.client.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+    # --- what the shared rooms add ------------------------------------------------------
+
+    async def reschedule(self, room: str, version: int, wake_at: int | None) -> None:
+        await self._call(
+            "uno_reschedule",
+            [self.key(room, "state"), self.wake_key],
+            [room, version, "" if wake_at is None else wake_at],
+        )
+
+    async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[str]:
+        rooms = await self._call("uno_claim", [self.wake_key], [now, lease_ms, limit, self.prefix])
+        return [r.decode() for r in rooms]
+
+    async def versions(self, rooms: Sequence[str]) -> list[int]:
+        if not rooms:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for room in rooms:
+                pipe.hget(self.key(room, "state"), "v")
+            replies = await self._guard(pipe.execute())
+        return [int(v) if v is not None else 0 for v in replies]
+
+    async def wake_of(self, room: str) -> int | None:
+        """The room's planned wake-up (ms), for tests and the health page."""
+        score = await self._guard(self.client.zscore(self.wake_key, room))
+        return None if score is None else int(score)
+
+    # --- internals ------------------------------------------------------------------------
+
+    async def _since(self, room: str, version: int, *, states: bool) -> list[Commit] | None:
+        """Single-flight per room: the sockets of one room here usually ask for the same
+        commits at once (one notice reaches them all); one read serves every caller at or
+        after the version it was asked for."""
+        if version < 0:
+            return None
+        heard = self._heard.get(room, 0)
+        flight = self._flights.get(room)
+        # A read started before the newest notice arrived may miss that commit: not joined.
+        if (
+            flight is not None
+            and flight.base <= version
+            and flight.heard >= heard
+            and (flight.states or not states)
+        ):
+            commits = await asyncio.shield(flight.future)
+            if commits is not None:
+                return [c for c in commits if c.last > version]
+        future = asyncio.ensure_future(self._read_since(room, version, states=states))
+        future.add_done_callback(_retrieve)
+        mine = _Flight(version, states, heard, future)
+        self._flights[room] = mine
+        try:
+            return await asyncio.shield(future)
+        finally:
+            if self._flights.get(room) is mine:
+                del self._flights[room]
+
+    def heard(self, room: str, version: int) -> None:
+        """The bus saw a notice: reads of the room started before it may be out of date."""
+        if version > self._heard.get(room, 0):
+            self._heard[room] = version
+
+    async def _read_since(self, room: str, version: int, *, states: bool) -> list[Commit] | None:
+        held = [v for v in range(version + 1, version + 129) if (room, v) in self._states]
+        reply = await self._call(
+            "uno_since",
+            [self.key(room, "state"), self.key(room, "events"), self.key(room, "snaps")],
+            [version, 1 if states else 0, *held],
+            read_only=True,
+        )
+        if reply is None:
+            return None
+        current = int(reply[0])
+        if version > current:
+            return None
+        entries = reply[1:]
+        if version == current:
+            return []
+        if not entries or int(entries[0][0]) != version + 1:
+            return None  # trimmed away
+        commits: list[Commit] = []
+        newest = len(entries) - self._states_kept
+        for index, (_first, last_raw, blob, state_blob) in enumerate(entries):
+            last = int(last_raw)
+            commit = self._commits.get((room, last))
+            want_state = states and index >= newest
+            if commit is None:
+                events = [Event.from_json(e) for e in orjson.loads(blob)]
+                commit = Commit(events, None)
+                self._keep(room, commit)
+            if want_state and commit.state is None:
+                state = self._states.get((room, last))
+                if state is None and state_blob:
+                    state = engine.state_from_json(orjson.loads(state_blob))
+                    self._states.put((room, last), state)
+                commit.state = state
+            commits.append(commit)
+        return commits
+
+    def _remember(
+        self,
+        room: str,
+        rev: int,
+        record: RoomRecord,
+        meta: dict[str, Any],
+        events: Sequence[Event],
+        stored_acks: frozenset[str],
+    ) -> None:
+        state = record.state
+        self._latest.put(room, _Loaded(rev, state, meta))
+        self._states.put((room, state.version), state)
+        self._origins.put(id(record), _Origin(record, rev, stored_acks))
+        if events:
+            for event in events:
+                event.after = None  # the commit holds the one state a view is built of
+            self._keep(room, Commit(events, state))
+
+    def _keep(self, room: str, commit: Commit) -> None:
+        self._commits.put((room, commit.last), commit)
+        recent = self._recent.get(room)
+        if recent is None:
+            recent = deque()
+            self._recent.put(room, recent)
+        if recent and recent[-1].last >= commit.last:
+            return  # an older commit read again for a slow socket: not among the newest
+        recent.append(commit)
+        if len(recent) > FRAMES_KEPT:
+            recent[-FRAMES_KEPT - 1].cache = None
+        if len(recent) > STATES_KEPT:
+            recent.popleft().forget_state()
+
+    async def _call(
+        self, name: str, keys: Sequence[str], args: Sequence[Any], *, read_only: bool = False
+    ) -> Any:
+        call = self.client.fcall_ro if read_only else self.client.fcall
+        return await self._guard(call(name, len(keys), *keys, *args))
+
+    @staticmethod
+    async def _guard(awaitable: Any) -> Any:
+        try:
+            return await awaitable
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _ack_field(member_id: str, command_id: str) -> str:
+    return f"{member_id}|{command_id}"
+
+
+def _meta(record: RoomRecord) -> dict[str, Any]:
+    return {
+        "c": record.created_at,
+        "m": record.match_id,
+        "mem": {d: [m.member_id, m.role, m.name] for d, m in record.members.items()},
+    }
+
+
+def _state_blob(state: State) -> bytes:
+    return orjson.dumps(engine.state_to_json(state), option=orjson.OPT_NON_STR_KEYS)
+
+
+def _events_blob(events: Sequence[Event]) -> bytes:
+    return orjson.dumps([e.to_json() for e in events], option=orjson.OPT_NON_STR_KEYS)

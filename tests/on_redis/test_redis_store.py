@@ -1,0 +1,181 @@
+"""RedisRoomStore on the real Redis: the commit function's compare-and-set, duplicate
+command ids across processes (two store objects with their own caches), the bounded
+history, the states of recent commits, the wake-up index and the round stream."""
+
+from __future__ import annotations
+
+import asyncio
+
+import orjson
+import pytest
+from redis.asyncio import Redis
+
+from app.engine import new_table, parse_settings
+from app.engine.events import Event
+from app.store.redis import RedisRoomStore
+from app.store.rooms import STATES_KEPT, Member, RoomRecord
+from app.store.shared import CommitConflict, DuplicateCommand, applying
+
+pytestmark = pytest.mark.redis
+
+
+def _record(room: str = "r1", version: int = 0) -> RoomRecord:
+    state = new_table(room, parse_settings({}))
+    state.version = version
+    record = RoomRecord(code=room, state=state, created_at=5)
+    record.add_member("tok", Member("p1", "player", "Ayşe"))
+    return record
+
+
+def _events(first: int, last: int) -> list[Event]:
+    return [Event("chat", v, {"text": str(v)}, {0: {"secret": v}}) for v in range(first, last + 1)]
+
+
+def _advance(record: RoomRecord, version: int) -> None:
+    record.state = record.state.clone()
+    record.state.version = version
+
+
+async def test_create_load_and_compare_and_set(store: RedisRoomStore, prefix: str) -> None:
+    record = _record()
+    assert await store.create(record, [])
+    assert not await store.create(_record(), [])
+    other = RedisRoomStore(store.client, prefix=prefix)  # a second process: its own caches
+    loaded = await other.load("r1")
+    assert loaded is not None and loaded.version == 0 and loaded.created_at == 5
+    assert loaded.member("tok") == Member("p1", "player", "Ayşe")
+    assert loaded.state.room == "r1" and loaded.state is not record.state
+
+    mine = await store.load("r1")
+    theirs = await other.load("r1")
+    assert mine is not None and theirs is not None
+    _advance(mine, 2)
+    _advance(theirs, 1)
+    assert await store.commit("r1", 0, mine, _events(1, 2))
+    with pytest.raises(CommitConflict):  # the same version, read before the first commit
+        await other.commit_shared("r1", 0, theirs, _events(1, 1), wake_at=None)
+    fresh = await other.load("r1")
+    assert fresh is not None and fresh.version == 2
+    events = await other.events_since("r1", 0)
+    assert [(e.version, e.public, e.private) for e in events or []] == [
+        (1, {"text": "1"}, {0: {"secret": 1}}),
+        (2, {"text": "2"}, {0: {"secret": 2}}),
+    ]
+    assert await other.load("nope") is None
+
+
+async def test_a_commit_without_events_is_still_compare_and_set(store: RedisRoomStore) -> None:
+    await store.create(_record(), [])
+    a = await store.load("r1")
+    b = await store.load("r1")
+    assert a is not None and b is not None
+    a.add_member("t2", Member("s_1", "spectator", "Watcher 1"))
+    b.add_member("t3", Member("s_2", "spectator", "Watcher 2"))
+    assert await store.commit("r1", 0, a, [])
+    assert not await store.commit("r1", 0, b, [])  # would drop watcher 1
+    again = await store.load("r1")
+    assert again is not None and again.member("t2") is not None
+
+
+async def test_a_command_id_applies_once_across_processes(
+    store: RedisRoomStore, prefix: str
+) -> None:
+    await store.create(_record(), [])
+    other = RedisRoomStore(store.client, prefix=prefix)
+    with applying("p1", "c1"):
+        first = await store.load("r1")
+        assert first is not None and first.known_ack("p1", "c1") is None
+        _advance(first, 1)
+        first.remember_ack("p1", "c1", 1)
+        await store.commit_shared("r1", 0, first, _events(1, 1), wake_at=None)
+    with applying("p1", "c1"):
+        resent = await other.load("r1")
+        assert resent is not None and resent.known_ack("p1", "c1") == 1
+    # A resend that raced the first commit: refused with the recorded ack's version.
+    late = _record()
+    late.remember_ack("p1", "c1", 7)
+    with pytest.raises(DuplicateCommand) as dup:
+        await other.commit_shared("r1", 1, late, _events(2, 2), wake_at=None)
+    assert dup.value.version == 1
+    # The loaded ack is not a new one: committing the record that carries it is fine.
+    with applying("p1", "c1"):
+        again = await other.load("r1")
+        assert again is not None
+        _advance(again, 2)
+        await other.commit_shared("r1", 1, again, _events(2, 2), wake_at=None)
+
+
+async def test_history_is_trimmed_and_keeps_recent_states(store: RedisRoomStore) -> None:
+    record = _record()
+    await store.create(record, [])
+    for v in range(1, 101):  # one event per commit; the store keeps ~64 events
+        loaded = await store.load("r1")
+        assert loaded is not None
+        _advance(loaded, v)
+        await store.commit_shared("r1", v - 1, loaded, _events(v, v), wake_at=None)
+    assert await store.events_since("r1", 10) is None
+    tail = await store.commits_since("r1", 90)
+    assert tail is not None and [c.last for c in tail] == list(range(91, 101))
+    newest = tail[-STATES_KEPT:]
+    assert all(c.state is not None and c.state.version == c.last for c in newest)
+    assert await store.commits_since("r1", 100) == []
+    assert await store.commits_since("r1", 101) is None
+    fresh = RedisRoomStore(store.client, prefix=store.prefix, history_limit=64)
+    again = await fresh.commits_since("r1", 60)
+    assert again is not None and again[0].first == 61
+    kept = [c for c in again if c.state is not None]
+    assert [c.last for c in kept] == list(range(101 - STATES_KEPT, 101))
+    assert (await fresh.state_at("r1", 99)) is not None
+    assert (await fresh.state_at("r1", 99)).version == 99  # type: ignore[union-attr]
+    assert await fresh.state_at("r1", 50) is None
+
+
+async def test_wake_index_claims_each_due_room_once(store: RedisRoomStore, prefix: str) -> None:
+    await store.create(_record("a"), [])
+    await store.create(_record("b"), [])
+    loaded = await store.load("a")
+    assert loaded is not None
+    _advance(loaded, 1)
+    await store.commit_shared("a", 0, loaded, _events(1, 1), wake_at=1_000)
+    await store.reschedule("b", 0, 2_000)
+    await store.reschedule("b", 5, 100)  # not at version 5: ignored
+    other = RedisRoomStore(store.client, prefix=prefix)
+    got = await asyncio.gather(*(s.claim_due(1_500, 5_000, 10) for s in (store, other)))
+    assert sorted(got[0] + got[1]) == ["a"]
+    assert await store.claim_due(2_500, 5_000, 10) == ["b"]
+    assert await store.claim_due(2_500, 5_000, 10) == []
+    assert await store.claim_due(6_600, 5_000, 10) == ["a"]  # the claimer died: claimed again
+    await store.delete("a")
+    assert await store.claim_due(99_999, 5_000, 10) == ["b"]  # a gone room is dropped
+
+
+async def test_commit_publishes_and_queues_rounds(
+    store: RedisRoomStore, redis_client: Redis
+) -> None:
+    await store.create(_record(), [])
+    pubsub = redis_client.pubsub()
+    await pubsub.subscribe(store.channel("r1"))
+    loaded = await store.load("r1")
+    assert loaded is not None
+    _advance(loaded, 3)
+    await store.commit_shared("r1", 0, loaded, _events(1, 3), wake_at=None, rounds=[b"R1"])
+    notice = None
+    for _ in range(50):
+        message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.1)
+        if message is not None:
+            notice = orjson.loads(message["data"])
+            break
+    await pubsub.aclose()
+    assert notice == {"room": "r1", "version": 3}
+    entries = await redis_client.xrange(store.rounds_key)
+    assert [e[1] for e in entries] == [{b"r": b"R1"}]
+    assert await store.versions(["r1", "zz"]) == [3, 0]
+
+
+async def test_idle_rooms_expire(redis_client: Redis, prefix: str) -> None:
+    store = RedisRoomStore(redis_client, prefix=prefix, idle_ttl_seconds=1)
+    await store.create(_record(version=1), _events(1, 1))
+    ttl = await redis_client.pttl(store.key("r1", "events"))
+    assert 0 < ttl <= 1000
+    await asyncio.sleep(1.2)
+    assert await store.load("r1") is None

@@ -1,0 +1,254 @@
+"""Several RoomServices ("processes": each with its own store object and caches) sharing
+one Redis: commands applied by any of them, conflicts re-validated, a resent id applied once,
+timers fired once whoever claims them, rounds recorded once."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from e2e.harness import deal_order
+from redis.asyncio import Redis
+
+from app.bus.redis import RedisBus
+from app.engine import actions as act
+from app.rooms.round_stream import RoundStreamConsumer
+from app.rooms.service import Identity, RoomService
+from app.rooms.wakeups import WakePoller
+from app.settings import AppSettings
+from app.store.recorder import MemoryRecorder, RoundRecord
+from app.store.redis import RedisRoomStore
+from app.transport.commands import Command
+
+pytestmark = pytest.mark.redis
+
+T0 = 1_800_000_000_000
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> int:
+        return self.now
+
+
+class CountingRecorder(MemoryRecorder):
+    """The match database: counts every round handed to it (a duplicate is a bug here)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[RoundRecord] = []
+
+    async def round_completed(self, record: RoundRecord) -> None:
+        self.calls.append(record)
+        await super().round_completed(record)
+
+
+@dataclass
+class Proc:
+    service: RoomService
+    store: RedisRoomStore
+    poller: WakePoller
+    rounds: RoundStreamConsumer
+
+
+@pytest.fixture
+async def procs(redis_client: Redis, prefix: str) -> AsyncIterator[list[Proc]]:
+    clock = Clock()
+    database = CountingRecorder()
+    out: list[Proc] = []
+    for i in range(3):
+        store = RedisRoomStore(redis_client, prefix=prefix)
+        bus = RedisBus(redis_client, store.channel, store.versions)
+        service = RoomService(
+            AppSettings(database_url="memory://", uno_test_hooks=True),
+            store,
+            bus,
+            database,
+            clock=clock,
+            rng=random.Random(i),
+        )
+        service.share(store)
+        poller = WakePoller(store, service.wake, clock, lease_ms=5000)
+        consumer = RoundStreamConsumer(
+            redis_client, store.rounds_key, database, name=f"c{i}", claim_idle_ms=200
+        )
+        await consumer.ensure_group()
+        out.append(Proc(service, store, poller, consumer))
+    yield out
+    for p in out:
+        await p.service.bus.close()
+
+
+def _cmd(action: act.Action, command_id: str, at: int | None = None) -> Command:
+    return Command(type(action).__name__.lower(), command_id, at, action)
+
+
+async def _table(
+    procs: list[Proc], hands: list[list[str]], top: str, settings: dict[str, Any]
+) -> tuple[str, list[Identity], list[list[int]]]:
+    """A room created on process 0, joined on the others, dealt `hands` (seat 0 starts)."""
+    a = procs[0].service
+    host = await a.create_room("P0", settings)
+    people = [Identity(host.player_id, "player", 0)]
+    for i in range(1, len(hands)):
+        joined = await procs[i % len(procs)].service.join(host.room, f"P{i}")
+        people.append(Identity(joined.player_id, "player", joined.seat))
+    cards = (await procs[1].service.deck(host.room))["cards"]
+    order, ids, _ = deal_order(cards, hands, top, dealer=len(hands) - 1)
+    hooks = act.ChangeSettings({"dealer": len(hands) - 1, "deck_order": order})
+    assert (await procs[2].service.submit(host.room, people[0], _cmd(hooks, "h"))).version
+    assert (await procs[1].service.submit(host.room, people[0], _cmd(act.Start(), "s"))).version
+    return host.room, people, ids
+
+
+async def _history(store: RedisRoomStore, room: str) -> list[int]:
+    events = await store.events_since(room, 0)
+    assert events is not None
+    return [e.version for e in events]
+
+
+async def test_commands_from_every_process_make_one_history(procs: list[Proc]) -> None:
+    room, people, _ids = await _table(procs, [["red 1"], ["red 2"]], "red 5", {})
+    outcomes = []
+    for n in range(12):  # chats from both players, through all three processes in turn
+        proc = procs[n % 3]
+        outcomes.append(
+            await proc.service.submit(room, people[n % 2], _cmd(act.Chat(f"m{n}"), f"c{n}"))
+        )
+    assert all(o.version is not None for o in outcomes)
+    versions = await _history(procs[2].store, room)
+    assert versions == list(range(1, versions[-1] + 1))
+    record = await procs[0].store.load(room)
+    assert record is not None and record.version == versions[-1] == outcomes[-1].version
+
+
+async def test_racing_commands_all_apply_once(procs: list[Proc]) -> None:
+    room, people, _ids = await _table(procs, [["red 1"], ["red 2"]], "red 5", {})
+    before = (await procs[0].store.load(room)).version  # type: ignore[union-attr]
+    jobs = [
+        procs[n % 3].service.submit(room, people[n % 2], _cmd(act.Chat(f"x{n}"), f"x{n}"))
+        for n in range(30)
+    ]
+    outcomes = await asyncio.gather(*jobs)
+    assert all(o.version is not None for o in outcomes), outcomes
+    assert sorted(o.version for o in outcomes) == list(range(before + 1, before + 31))  # type: ignore[type-var]
+    events = await procs[1].store.events_since(room, before)
+    assert events is not None
+    assert sorted(e.public["text"] for e in events) == sorted(f"x{n}" for n in range(30))
+    assert sum(p.service.shared.conflicts for p in procs) > 0  # type: ignore[union-attr]
+
+
+async def test_a_resent_id_applies_once_across_processes(procs: list[Proc]) -> None:
+    room, people, ids = await _table(procs, [["red 1", "red 3"], ["red 2"]], "red 5", {})
+    play = _cmd(act.Play(ids[0][0]), "p1")
+    first = await procs[0].service.submit(room, people[0], play)
+    again = await asyncio.gather(*(p.service.submit(room, people[0], play) for p in procs))
+    assert first.version is not None and all(o == first for o in again)
+    events = await procs[2].store.events_since(room, 0)
+    assert events is not None
+    assert sum(1 for e in events if e.kind == "card_played") == 1
+
+
+SKIPS = ["red skip", "red skip", "green skip", "green skip", "blue skip", "blue skip", "blue 1"]
+
+
+async def test_simultaneous_catches_and_declarations_have_one_outcome(procs: list[Proc]) -> None:
+    # Two players: each Skip lets seat 0 play again; after six it holds one card, undeclared.
+    room, people, ids = await _table(procs, [SKIPS, ["yellow 2"]], "red 5", {"turn_seconds": 0})
+    for n, card in enumerate(ids[0][:6]):
+        outcome = await procs[n % 3].service.submit(room, people[0], _cmd(act.Play(card), f"p{n}"))
+        assert outcome.version is not None, outcome
+    before = await procs[0].store.load(room)
+    assert before is not None and len(before.state.hands[0]) == 1
+    jobs = []
+    for n in range(10):  # five catches by seat 1, five declarations by seat 0, racing
+        proc = procs[n % 3].service
+        if n % 2:
+            jobs.append(proc.submit(room, people[1], _cmd(act.Catch(0), f"k{n}")))
+        else:
+            jobs.append(proc.submit(room, people[0], _cmd(act.DeclareUno(), f"u{n}")))
+    outcomes = await asyncio.gather(*jobs)
+    events = await procs[1].store.events_since(room, before.version)
+    assert events is not None
+    caught = [e for e in events if e.kind == "uno_caught"]
+    declared = [e for e in events if e.kind == "uno_declared"]
+    catches_ok = [o for n, o in enumerate(outcomes) if n % 2 and o.version is not None]
+    assert len(caught) == len(catches_ok) <= 1
+    assert len(caught) + len(declared) == 1  # the first one wins; the rest are refused
+    after = await procs[2].store.load(room)
+    assert after is not None
+    state = after.state
+    assert len(state.hands[0]) == (3 if caught else 1)
+    total = sum(len(h) for h in state.hands) + len(state.draw_pile) + len(state.discard)
+    assert total == sum(len(h) for h in before.state.hands) + len(before.state.draw_pile) + len(
+        before.state.discard
+    )
+
+
+async def test_a_turn_timer_fires_once_whoever_claims_it(procs: list[Proc]) -> None:
+    room, _people, _ids = await _table(procs, [["red 1"], ["red 2"]], "red 5", {"turn_seconds": 5})
+    clock = procs[0].service.clock
+    assert isinstance(clock, Clock)
+    wake = await procs[0].store.wake_of(room)
+    assert wake == clock.now + 5000
+    clock.now += 5001
+    claimed = await asyncio.gather(*(p.poller.poll() for p in procs))
+    assert sum(claimed) == 1
+    for _ in range(100):  # the claimer's wake-up runs as a task
+        events = await procs[0].store.events_since(room, 0)
+        assert events is not None
+        if any(e.kind == "timer_expired" for e in events):
+            break
+        await asyncio.sleep(0.02)
+    # A second claim after the lease (as if the claimer had died before committing) finds
+    # nothing due at the new version: still one expiry.
+    clock.now += 5001
+    await asyncio.gather(*(p.poller.poll() for p in procs))
+    await asyncio.sleep(0.2)
+    events = await procs[1].store.events_since(room, 0)
+    assert events is not None
+    expired = [e for e in events if e.kind == "timer_expired"]
+    assert len(expired) == 2 and expired[0].public["timer"] == "turn"  # seat 0, then seat 1
+    assert expired[0].version < expired[1].version
+
+
+async def test_a_finished_round_is_recorded_once(procs: list[Proc]) -> None:
+    # Two players: every Skip lets seat 0 play again, so its seven cards end the round.
+    room, people, ids = await _table(procs, [SKIPS, ["yellow 2"]], "red 5", {"turn_seconds": 0})
+    for n, card in enumerate(ids[0]):
+        proc = procs[n % 3]
+        outcome = await proc.service.submit(
+            room, people[0], _cmd(act.Play(card, uno=(n == 5)), f"p{n}")
+        )
+        assert outcome.version is not None, outcome
+    events = await procs[0].store.events_since(room, 0)
+    assert events is not None and any(e.kind == "round_ended" for e in events)
+    # Every process's consumer reads the stream; one of them takes the round.
+    for _ in range(3):
+        await asyncio.gather(*(p.rounds.step(block_ms=50) for p in procs))
+    database = procs[0].service.recorder
+    assert isinstance(database, CountingRecorder)
+    assert len(database.calls) == 1
+    record = database.calls[0]
+    assert record.room == room and record.winner == 0 and record.number == 1
+
+
+async def test_a_dead_consumers_rounds_are_claimed(procs: list[Proc], redis_client: Redis) -> None:
+    room, people, ids = await _table(procs, [SKIPS, ["yellow 2"]], "red 5", {"turn_seconds": 0})
+    for n, card in enumerate(ids[0]):
+        await procs[0].service.submit(room, people[0], _cmd(act.Play(card, uno=(n == 5)), f"p{n}"))
+    # A consumer reads the entry and dies before recording it (never acknowledged).
+    dead = await redis_client.xreadgroup("recorders", "dead", {procs[0].store.rounds_key: ">"})
+    assert dead and len(dead[0][1]) == 1
+    await asyncio.sleep(0.3)  # longer than claim_idle_ms
+    assert await procs[1].rounds.reclaim() == 1
+    await procs[1].rounds.step(block_ms=50)
+    database = procs[0].service.recorder
+    assert isinstance(database, CountingRecorder)
+    assert [r.room for r in database.calls] == [room]
