@@ -1,9 +1,10 @@
 // Entry point: routing (/, /r/CODE, /t/CODE), the room session, and rendering of the view.
 import { h, replaceKeepingFocus } from './dom.js';
-import { LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t } from './i18n/index.js';
+import { LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t, errorText } from './i18n/index.js';
 import { loadSession, forgetSession } from './api.js';
 import { RoomSocket } from './socket.js';
 import { describe } from './events.js';
+import { playEvents } from './motion.js';
 import { homeScreen, joinScreen } from './home.js';
 import { tournamentScreen, tableIsReady } from './tournament.js';
 import { lobbyScreen } from './lobby.js';
@@ -62,7 +63,7 @@ function leaveRoom() {
   Object.assign(S, {
     socket: null, session: null, you: null, view: null, version: null, log: [],
     summary: null, matchEnd: null, unoArmed: false, picker: null, summaryHidden: false,
-    inflight: null,
+    inflight: null, confirmLeave: false,
   });
   setConn('offline');
 }
@@ -131,17 +132,12 @@ function onFrame(f) {
       render();
       break;
     }
-    case 'event': {
-      if (S.version != null && f.version <= S.version) return; // already seen (resume overlap)
-      const ev = f.event || {};
-      const before = S.view;
-      setView(f.view, f.version);
-      onEvent(ev, f.version, before);
-      render();
-      // The summary is a modal dialog: keyboard focus goes into it when it opens.
-      if (ev.kind === 'round_ended') document.querySelector('[data-testid=summary-close]')?.focus();
+    case 'events':
+      applyEvents(f.events || [], f.view, f.version);
       break;
-    }
+    case 'event': // TEMPORARY: a wire v1 server, until branch v2 is merged
+      applyEvents([{ ...f.event, version: f.version }], f.view, f.version);
+      break;
     case 'ack':
       answered(f.id);
       break;
@@ -155,6 +151,27 @@ function onFrame(f) {
     default:
       break; // frames this client does not know
   }
+}
+
+/**
+ * One commit (or several merged, after a resume): its events in order to the log, the live
+ * region and the animations, then the view after the last of them, rendered once.
+ */
+function applyEvents(events, view, version) {
+  const fresh = events.filter((ev) => S.version == null || ev.version == null || ev.version > S.version);
+  const last = version ?? view?.version ?? fresh.at(-1)?.version;
+  // Everything already seen (resume overlap): nothing new to show.
+  if (!fresh.length && S.version != null && last != null && last <= S.version) return;
+  const before = S.view;
+  // Seat names as they were when the events happened (a resume after a reload has no view yet).
+  const names = seatNames(before || view);
+  for (const ev of fresh) onEvent(ev, ev.version ?? last, names);
+  setView(view, last);
+  afterEvents(fresh, before);
+  render();
+  playEvents(fresh, S.view?.you?.seat);
+  // The summary is a modal dialog: keyboard focus goes into it when it opens.
+  if (fresh.some((ev) => ev.kind === 'round_ended')) document.querySelector('[data-testid=summary-close]')?.focus();
 }
 
 function setView(view, version) {
@@ -172,15 +189,18 @@ function setView(view, version) {
   if (!moves?.play?.length) S.unoArmed = false;
 }
 
-function onEvent(ev, version, before) {
-  addLog(ev, version, true);
+function onEvent(ev, version, names) {
+  addLog(ev, version, true, names);
+  if (ev.kind === 'round_ended') { S.summary = ev; S.summaryHidden = false; }
+  if (ev.kind === 'match_ended') { S.matchEnd = ev; S.summaryHidden = false; }
+  if (ev.kind === 'round_started') { S.summary = null; S.matchEnd = null; S.unoArmed = false; }
+}
+
+function afterEvents(events, before) {
   const seat = S.view?.you?.seat;
   const turnNow = S.view?.status === 'playing' && seat != null && S.view.state?.turn === seat;
   const turnBefore = before?.status === 'playing' && before.state?.turn === seat;
   if (turnNow && !turnBefore) announce(t('table.your_turn'));
-  if (ev.kind === 'round_ended') { S.summary = ev; S.summaryHidden = false; }
-  if (ev.kind === 'match_ended') { S.matchEnd = ev; S.summaryHidden = false; }
-  if (ev.kind === 'round_started') { S.summary = null; S.matchEnd = null; S.unoArmed = false; }
 }
 
 /** Seed the log from the view's recent events (after a reload), keeping what we already have. */
@@ -202,8 +222,11 @@ function mergeLog(list) {
  * Keep the event itself (not its sentence), with the seat names of that moment, so the log
  * is re-read in the language picked later and names stay right after seats move.
  */
-function addLog(ev, version, announceIt) {
-  const names = (S.view?.seats || []).map((x) => ({ seat: x.seat, name: x.name }));
+function seatNames(view) {
+  return (view?.seats || []).map((x) => ({ seat: x.seat, name: x.name }));
+}
+
+function addLog(ev, version, announceIt, names = seatNames(S.view)) {
   const entry = { version, event: ev, names };
   const text = describe(ev, { seats: names });
   if (!text) return;
@@ -240,7 +263,7 @@ function onError(f) {
     render();
     return;
   }
-  toast(t(`err.${f.code}`) !== `err.${f.code}` ? t(`err.${f.code}`) : (f.message || f.code));
+  toast(errorText(f.code));
   // A refused change (settings, say) must not stay shown as if it had been applied.
   render();
 }
@@ -262,8 +285,26 @@ export function send(cmd, { at = true } = {}) {
   if (turn) S.inflight = { id, at: Date.now() };
 }
 
+const waiting = new Map(); // command id -> resolve, for commands whose answer a caller awaits
+
 function answered(id) {
   if (S.inflight && S.inflight.id === id) S.inflight = null;
+  waiting.get(id)?.();
+  waiting.delete(id);
+}
+
+/** Send `leave`, wait for its answer (2 s at most), forget the seat and go home. */
+async function leaveSeat() {
+  if (!S.socket) return;
+  const id = S.socket.send({ type: 'leave' });
+  await new Promise((resolve) => {
+    waiting.set(id, resolve);
+    setTimeout(resolve, 2000);
+  });
+  waiting.delete(id);
+  if (S.session) forgetSession(S.session.room);
+  S.confirmLeave = false;
+  navigate('/');
 }
 
 // --- live region, toasts ----------------------------------------------------------------
@@ -296,6 +337,7 @@ export function toast(text) {
 const actions = {
   send, navigate, enterRoom, toast, announce, render: () => render(),
   leave: () => { if (S.session) forgetSession(S.session.room); navigate('/'); },
+  leaveRoom: leaveSeat,
 };
 
 function render() {
@@ -305,7 +347,7 @@ function render() {
   document.body.dataset.screen = screenName();
   document.body.classList.toggle('dark-side', S.view?.state?.side === 'dark');
   // The tab title tells a player in another tab that it is their turn.
-  const mine = S.view?.status === 'playing' && S.view.you && S.view.state?.turn === S.view.you.seat;
+  const mine = S.conn !== 'replaced' && S.view?.status === 'playing' && S.view.you && S.view.state?.turn === S.view.you.seat;
   document.title = mine ? `● ${t('table.your_turn')} — ${t('app.title')}` : t('app.title');
   // Likewise on the tournament page when this entrant's next table is ready.
   if (S.route.name === 'tournament' && tableIsReady(S.route.code)) document.title = `● ${t('tour.table_ready')} — ${t('app.title')}`;
@@ -320,8 +362,17 @@ function render() {
     case 'lobby': screen = lobbyScreen(S, actions); break;
     default: screen = tableScreen(S, actions); break;
   }
-  replaceKeepingFocus(app, screen);
+  // Another tab took this seat: this one shows so, and nothing here can act or type into the void.
+  const replaced = S.conn === 'replaced' && !!S.session;
+  if (replaced && screen) screen.inert = true;
+  replaceKeepingFocus(app, replaced ? replacedBanner() : null, screen);
   tickTimers(S);
+}
+
+function replacedBanner() {
+  return h('div', { class: 'panel replaced', role: 'alert', testid: 'replaced' },
+    h('p', {}, t('conn.replaced_long')),
+    h('button', { type: 'button', class: 'primary', testid: 'take-back', onclick: () => S.socket?.reconnectNow() }, t('conn.take_back')));
 }
 
 function screenName() {

@@ -51,11 +51,14 @@ export function lobbyScreen(S, actions) {
       dataset: { connected: String(!!seat.connected), bot: String(!!seat.bot) },
     },
     h('span', { class: 'seat-no' }, seat.seat + 1),
-    h('span', { class: 'seat-name' }, seat.name, you && seat.seat === you.seat ? ` (${t('seat.you')})` : ''),
+    h('span', { class: 'seat-name', dir: 'auto' }, seat.name),
+    you && seat.seat === you.seat ? h('span', { class: 'muted' }, t('seat.you')) : null,
     seatBadges(seat, view),
-    isHost && seat.bot ? h('button', {
-      type: 'button', class: 'ghost small', testid: `remove-bot-${seat.seat}`,
-      onclick: () => actions.send({ type: 'remove_bot', seat: seat.seat }),
+    // The host frees any other seat: a bot, or a player who went away (who would be dealt in).
+    isHost && seat.seat !== you.seat ? h('button', {
+      type: 'button', class: 'ghost small', testid: seat.bot ? `remove-bot-${seat.seat}` : `remove-seat-${seat.seat}`,
+      'aria-label': t('lobby.remove_named', { name: seat.name }),
+      onclick: () => actions.send(seat.bot ? { type: 'remove_bot', seat: seat.seat } : { type: 'remove_seat', seat: seat.seat }),
     }, t('lobby.remove_bot')) : null)));
 
   const invite = h('div', { class: 'invite' },
@@ -82,18 +85,21 @@ export function lobbyScreen(S, actions) {
   });
 
   return h('section', { class: 'lobby', testid: 'lobby' },
-    h('div', { class: 'panel' },
-      h('h1', {}, t('lobby.title')),
-      you ? null : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
-      invite,
-      h('h2', {}, t('lobby.players', { n: view.seats.length, max })),
-      seats,
-      controls),
+    h('div', { class: 'lobby-main' },
+      h('div', { class: 'panel' },
+        h('h1', {}, t('lobby.title')),
+        you ? null : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
+        invite,
+        h('h2', {}, t('lobby.players', { n: view.seats.length, max })),
+        seats,
+        controls,
+        you ? leaveButton(S, actions) : null),
+      // Chat next to the seats (it sat below the long settings form, out of sight).
+      chatPanel(S, actions)),
     h('div', { class: 'panel' },
       h('h2', {}, t('lobby.settings')),
       isHost ? null : h('p', { class: 'muted' }, t('lobby.settings_readonly')),
-      form),
-    chatPanel(S, actions));
+      form));
 }
 
 export function chatPanel(S, actions) {
@@ -128,4 +134,22 @@ function nameOf(names, m) {
   if (m.name) return m.name;
   const s = names?.find((x) => x.seat === m.seat);
   return s ? s.name : t('spectator.someone');
+}
+
+/** Leave the room: asks once, then sends `leave` (a bot keeps the seat of a running game). */
+export function leaveButton(S, actions) {
+  if (!S.confirmLeave) {
+    return h('button', {
+      type: 'button', class: 'ghost small leave', testid: 'leave-btn',
+      onclick: () => { S.confirmLeave = true; actions.render(); document.querySelector('[data-testid=leave-confirm]')?.focus(); },
+    }, t('room.leave'));
+  }
+  const playing = S.view?.status !== 'lobby';
+  return h('div', { class: 'confirm-leave row', role: 'group', testid: 'leave-ask' },
+    h('span', {}, t(playing ? 'room.leave_ask_game' : 'room.leave_ask')),
+    h('button', { type: 'button', class: 'primary small', testid: 'leave-confirm', onclick: () => actions.leaveRoom() }, t('room.leave')),
+    h('button', {
+      type: 'button', class: 'small', testid: 'leave-cancel',
+      onclick: () => { S.confirmLeave = false; actions.render(); document.querySelector('[data-testid=leave-btn]')?.focus(); },
+    }, t('room.stay')));
 }

@@ -5,6 +5,34 @@ import { cardEl } from './cards.js';
 import { seatName } from './events.js';
 import { ring } from './rings.js';
 
+/** What a player who cannot deal waits for: the timer, or the host (who deals by hand). */
+export function waitingText(view, nextAt) {
+  const matchOver = view.status === 'match_over';
+  if (nextAt) return t(matchOver ? 'summary.waiting_match' : 'summary.waiting');
+  return t(matchOver ? 'summary.host_new_match' : 'summary.host_deals', { name: seatName(view, view.host) });
+}
+
+/**
+ * Between rounds with the summary closed: reopen it, and the host's Next round (the room may
+ * wait for the host to deal, so this button must never be out of reach).
+ */
+export function betweenRounds(S, actions) {
+  const view = S.view;
+  if (!['round_over', 'match_over'].includes(view.status) || !S.summaryHidden) return null;
+  const moves = view.you?.moves || {};
+  const isHost = view.you && view.you.seat === view.host;
+  const canStart = 'start' in moves ? !!moves.start : isHost;
+  const nextAt = view.state?.deadlines?.next_round?.at ?? null;
+  return h('div', { class: 'between-rounds row', testid: 'between-rounds' },
+    h('button', {
+      type: 'button', testid: 'summary-open',
+      onclick: () => { S.summaryHidden = false; actions.render(); document.querySelector('[data-testid=summary-close]')?.focus(); },
+    }, t('summary.open')),
+    canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-inline', onclick: () => actions.send({ type: 'start' }) },
+      t(view.status === 'match_over' ? 'summary.new_match' : 'summary.next_round'))
+      : h('span', { class: 'muted', testid: 'between-waiting' }, waitingText(view, nextAt)));
+}
+
 export function summaryOverlay(S, actions) {
   const view = S.view;
   const ev = S.summary;
@@ -40,7 +68,7 @@ export function summaryOverlay(S, actions) {
     S.session?.tournament ? h('a', { class: 'button ghost', href: `/t/${encodeURIComponent(S.session.tournament)}`, testid: 'tournament-link' }, t('tour.back')) : null,
     matchId ? h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
     canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
-      t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted' }, t('summary.waiting')),
+      t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted', testid: 'summary-waiting' }, waitingText(view, nextAt)),
     nextAt ? ring(nextAt, (view.settings?.next_round_seconds || 10) * 1000, 'next-round-timer') : null,
     h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: close }, t('summary.close')))));
 }

@@ -3,10 +3,10 @@ import { h } from './dom.js';
 import { t, formatNumber } from './i18n/index.js';
 import { cardEl, backEl, cardName, colorName, cardsText, handOrder } from './cards.js';
 import { seatName, describe } from './events.js';
-import { seatBadges, chatPanel, copyInvite } from './lobby.js';
+import { seatBadges, chatPanel, copyInvite, leaveButton } from './lobby.js';
 import { ring } from './rings.js';
 import { colorButtons, beginPlay, pickerOverlay } from './pickers.js';
-import { summaryOverlay } from './summary.js';
+import { summaryOverlay, betweenRounds } from './summary.js';
 
 export { tickTimers } from './rings.js';
 
@@ -33,9 +33,11 @@ function seatTile(S, actions, seat, index, count) {
   const turnDl = st.deadlines?.turn;
   const catchable = (moves.catch || []).includes(seat.seat);
   const n = seat.hand_count ?? 0;
-  // Around the table: from your left (next clockwise) over the top to your right.
+  // Around the table seen from above, you at the bottom: clockwise play goes from you to your
+  // left, over the top, to your right; so the next seat (index 0) sits on your left. Physical
+  // left, in every language: the table does not mirror with the text.
   const angle = count > 1 ? Math.PI - (Math.PI * (index + 0.5)) / count : Math.PI / 2;
-  const pos = { '--x': `${50 - 42 * Math.cos(angle)}%`, '--y': `${50 - 36 * Math.sin(angle)}%` };
+  const pos = { '--x': `${50 + 42 * Math.cos(angle)}%`, '--y': `${50 - 36 * Math.sin(angle)}%` };
   return h('div', {
     class: ['seat', isTurn && 'turn', seat.uno && 'uno', !seat.connected && !seat.bot && 'away'],
     style: pos,
@@ -251,6 +253,7 @@ export function tableScreen(S, actions) {
         centre(S, actions)),
       h('div', { class: 'me-area' },
         statusLine(S),
+        betweenRounds(S, actions),
         challengePanel(S, actions),
         choosePanel(S, actions),
         me ? h('div', { class: 'me-head', testid: `seat-${me.seat}` },
@@ -263,7 +266,8 @@ export function tableScreen(S, actions) {
       scoreboard(S),
       logPanel(S),
       chatPanel(S, actions),
-      h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))),
+      h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy')),
+      view.you ? leaveButton(S, actions) : null),
     pickerOverlay(S, actions),
     summaryOverlay(S, actions));
 }

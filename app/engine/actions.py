@@ -49,7 +49,11 @@ class AddBot:
 
 @dataclass(frozen=True, slots=True)
 class RemoveBot:
+    """Host only, in the lobby: free a bot's seat, or with `any_seat` anyone else's (a player
+    who went away keeps the seat otherwise, and would be dealt in)."""
+
     seat: int
+    any_seat: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from app.engine.bot import bot_action
 from app.engine.errors import EngineError
 from app.engine.events import Event
 from app.engine.state import State
+from app.rooms.names import NAME_MAX_GRAPHEMES, BadName, clean_name
 from app.rooms.recording import RoundReporter
 from app.rooms.restore import Restorer
 from app.rooms.scheduler import Scheduler, wall_ms
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 BOT_DELAY_MS = (800, 1500)
 # A command may trip several expired deadlines in a row (turn, then the next one...).
 MAX_TIMEOUTS_PER_WAKE = 16
-NAME_MAX = 32
+NAME_MAX = NAME_MAX_GRAPHEMES
 SWEEP_EVERY_SECONDS = 600
 MAX_SPECTATORS = 200
 
@@ -539,10 +540,10 @@ class RoomService:
 
 
 def _clean_name(name: str) -> str:
-    cleaned = " ".join(name.split())
-    if not cleaned or len(cleaned) > NAME_MAX or not cleaned.isprintable():
-        raise RoomError("bad_request", f"name must be 1-{NAME_MAX} printable characters", 400)
-    return cleaned
+    try:
+        return clean_name(name)
+    except BadName as exc:
+        raise RoomError(exc.code, str(exc), 400) from exc
 
 
 def _new_id() -> str:

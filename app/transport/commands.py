@@ -172,6 +172,8 @@ _BUILDERS: dict[str, Callable[[_Fields], act.Action]] = {
     "settings": lambda f: act.ChangeSettings(f.mapping("settings")),
     "add_bot": lambda f: act.AddBot(),
     "remove_bot": lambda f: act.RemoveBot(f.integer("seat")),
+    # Extension: the host frees any other seat in the lobby (a player who went away).
+    "remove_seat": lambda f: act.RemoveBot(f.integer("seat"), any_seat=True),
     "play": _play,
     "draw": lambda f: act.Draw(),
     "pass": lambda f: act.Pass(),

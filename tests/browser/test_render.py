@@ -3,6 +3,7 @@ keyboard play, jump-in, reconnect with `since`, the live region, RTL and the pho
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -411,3 +412,59 @@ def test_a_double_click_plays_once(make_page: Callable[..., Page]) -> None:
     wait_sent(page, site, "play")
     page.wait_for_timeout(300)
     assert [f["type"] for f in site.sent if f["type"] in ("play", "draw")] == ["play"]
+
+
+def test_an_events_frame_applies_its_events_in_order_then_the_view(
+    make_page: Callable[..., Page],
+) -> None:
+    """Wire v2: one frame per commit; a Draw Two logs the play, the penalty draw and the skip
+    in that order, the flights follow that order, the view after the last event is shown, and
+    a resumed frame repeating seen versions adds nothing."""
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    after = fv.classic_view(now_ms())
+    after["seats"][3]["hand_count"] = 5
+    after["seats"][1]["hand_count"] = 3
+    after["state"].update(top=fv.card(61, "red", "draw2"), turn=2)
+    after["state"]["deadlines"]["turn"] = {"seat": 2, "at": now_ms() + 20_000}
+    after["you"]["moves"].update(play=[], draw=False)
+    site.push_events(
+        [
+            {"kind": "card_played", "seat": 3, "card": fv.card(61, "red", "draw2")},
+            {"kind": "card_drawn", "seat": 1, "count": 2},
+            {"kind": "turn_skipped", "seat": 1},
+        ],
+        after,
+    )
+    log = page.get_by_test_id("event-log")
+    expect(log).to_contain_text("Sara played Red Draw Two")
+    items = log.locator("li").all_inner_texts()
+    played = next(i for i, x in enumerate(items) if "Sara played Red Draw Two" in x)
+    drew = next(i for i, x in enumerate(items) if "Mikko drew 2" in x)
+    assert played < drew, items
+    expect(page.get_by_test_id("turn-status")).to_contain_text("Bot 3")
+    expect(page.get_by_test_id("seat-1")).to_have_attribute("data-count", "3")
+    expect(page.get_by_test_id("discard-top")).to_have_attribute("data-kind", "draw2")
+    motion = page.evaluate("window.__unoMotion")
+    assert motion[-3:] == ["card_played", "card_drawn", "turn_skipped"]
+    assert page.evaluate("window.uno.state.version") == 15
+    # A resumed frame overlapping what was seen: nothing is logged twice.
+    count = log.locator("li").count()
+    for ws in site.sockets:
+        ws.send(
+            json.dumps(
+                {
+                    "type": "events",
+                    "version": 15,
+                    "events": [
+                        {"kind": "card_drawn", "seat": 1, "count": 2, "version": 14},
+                        {"kind": "turn_skipped", "seat": 1, "version": 15},
+                    ],
+                    "view": site.view,
+                }
+            )
+        )
+    page.wait_for_timeout(200)
+    assert log.locator("li").count() == count

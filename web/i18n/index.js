@@ -70,3 +70,9 @@ function safeGet(key) {
 function safeSet(key, value) {
   try { localStorage.setItem(key, value); } catch { /* storage disabled: keep in memory */ }
 }
+
+/** A server error in the player's language, by its `code` (never the server's English text). */
+export function errorText(code) {
+  const key = `err.${code}`;
+  return key in en ? t(key) : t('err.generic');
+}
