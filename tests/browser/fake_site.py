@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import os
 from pathlib import Path
 from typing import Any
 
-WEB = Path(__file__).resolve().parents[2] / "web"
+# UNO_WEB_DIR: serve another copy of web/ (to show a test fails on an older client).
+WEB = Path(os.environ.get("UNO_WEB_DIR") or Path(__file__).resolve().parents[2] / "web")
 ORIGIN = "http://uno.test"
 
 
@@ -57,9 +59,8 @@ class FakeSite:
             route.fulfill(status=status, json=body)
             return
         if path.startswith("/api/"):
-            route.fulfill(
-                status=200, json={"status": self.view["status"], "seats": self.view["seats"]}
-            )
+            summary = {k: self.view.get(k) for k in ("status", "settings", "seats")}
+            route.fulfill(status=200, json=summary)
             return
         route.fulfill(
             status=200,

@@ -1,0 +1,275 @@
+"""Issue 12's numbered defects, one test each (named `test_dNN_...`), on hand-made views
+without the server; the ones that need the real server are in test_defects_live.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser import fake_views as fv
+from tests.browser.conftest import ConsoleErrors
+from tests.browser.fake_site import ORIGIN, FakeSite
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def make_page(browser: Browser, console_errors: ConsoleErrors) -> Iterator[Callable[..., Page]]:
+    contexts: list[Any] = []
+
+    def make(label: str = "page", **options: Any) -> Page:
+        options.setdefault("viewport", {"width": 1280, "height": 860})
+        options.setdefault("locale", "en-US")
+        ctx = browser.new_context(**options)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        console_errors.watch(page, label)
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def sent(page: Page, site: FakeSite, kind: str, timeout: float = 5.0) -> dict[str, Any]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = [f for f in site.sent if f["type"] == kind]
+        if found:
+            return found[-1]
+        page.wait_for_timeout(30)
+    raise AssertionError(f"the page sent no {kind!r} frame; sent: {site.sent}")
+
+
+def round_over_view(host_deals: bool, you_host: bool) -> dict[str, Any]:
+    view = fv.classic_view(now_ms())
+    view["status"] = "round_over"
+    view["settings"]["next_round_seconds"] = 0 if host_deals else 10
+    view["host"] = 0 if you_host else 1
+    view["you"]["moves"] = {"play": [], "start": you_host}
+    view["state"]["deadlines"] = {
+        "turn": None,
+        "uno": None,
+        "challenge": None,
+        "next_round": None if host_deals else {"seat": None, "at": now_ms() + 9000},
+    }
+    return view
+
+
+# --- 1 -------------------------------------------------------------------------------------
+
+
+def test_d01_host_closes_the_summary_and_can_still_deal_and_reopen_it(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    site.push_event(fv.round_ended_event(), round_over_view(host_deals=True, you_host=True))
+    expect(page.get_by_test_id("round-summary")).to_be_visible()
+    page.get_by_test_id("summary-close").click()
+    expect(page.get_by_test_id("round-summary")).to_have_count(0)
+    # The table still offers the host's Next round, and the summary comes back on demand.
+    page.get_by_test_id("next-round-inline").click()
+    assert sent(page, site, "start")["type"] == "start"
+    page.get_by_test_id("summary-open").click()
+    expect(page.get_by_test_id("round-summary")).to_be_visible()
+    expect(page.get_by_test_id("summary-close")).to_be_focused()
+
+
+# --- 2 -------------------------------------------------------------------------------------
+
+
+def _colors(page: Page, testid: str) -> dict[str, str]:
+    return page.evaluate(
+        """(id) => { const s = getComputedStyle(document.querySelector(`[data-testid="${id}"]`));
+            return { color: s.color, background: s.backgroundColor }; }""",
+        testid,
+    )
+
+
+@pytest.mark.parametrize("status", ["playing", "full"])
+def test_d02_a_started_or_full_room_offers_a_readable_watch_button_and_no_join(
+    make_page: Callable[..., Page], status: str
+) -> None:
+    view = fv.classic_view(now_ms()) if status == "playing" else fv.lobby_view(now_ms())
+    if status == "full":
+        view["settings"]["max_players"] = 3
+    page = make_page()
+    FakeSite(page, view)
+    page.goto(f"{ORIGIN}/r/FAKEROOM")
+    expect(page.get_by_test_id("join-error")).not_to_be_empty()
+    expect(page.get_by_test_id("join-btn")).to_be_disabled()
+    watch = _colors(page, "watch-btn")
+    assert watch["background"] == "rgb(215, 38, 0)", watch  # the red main action
+    assert watch["color"] == "rgb(255, 255, 255)", watch
+    if status == "full":
+        expect(page.get_by_test_id("join-seats")).to_have_text("3/3 seats taken")
+
+
+# --- 3 -------------------------------------------------------------------------------------
+
+
+def test_d03_real_names_pass_the_same_rule_as_the_server(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    page.goto(f"{ORIGIN}/")
+    name = page.get_by_test_id("create-name")
+    # 40 characters typed, 32 kept; a ZWJ family is one character, never cut in two.
+    name.fill("a" * 40)
+    expect(name).to_have_value("a" * 32)
+    family = "👨\u200d👩\u200d👧"
+    name.fill("b" * 31 + family + "c")
+    expect(name).to_have_value("b" * 31 + family)
+    # A bidi override is refused before anything is sent, in words.
+    name.fill("Ali\u202e")
+    page.get_by_test_id("create-btn").click()
+    expect(page.get_by_test_id("create-name-hint")).to_have_text(
+        "A name cannot contain control characters."
+    )
+    assert site.requests == []
+    name.fill("مریم\u200cخانم")
+    expect(page.get_by_test_id("create-name-hint")).to_have_text("")
+    page.get_by_test_id("create-btn").click()
+    expect(page).to_have_url(f"{ORIGIN}/r/NEWROOM")
+    assert site.requests[-1]["name"] == "مریم\u200cخانم"
+
+
+def test_d03_a_server_refusal_shows_by_code_in_the_players_language(
+    make_page: Callable[..., Page], console_errors: ConsoleErrors
+) -> None:
+    console_errors.expect_message("400")
+    page = make_page(locale="fa-IR")
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.routes = {
+        "/api/rooms/FAKEROOM/players": (
+            400,
+            {"error": {"code": "bad_name", "message": "name must be 1-32 printable characters"}},
+        ),
+    }
+    page.goto(f"{ORIGIN}/r/FAKEROOM")
+    page.get_by_test_id("join-name").fill("Ali")
+    page.get_by_test_id("join-btn").click()
+    error = page.get_by_test_id("join-error")
+    expect(error).to_have_text("این نام پذیرفته نیست: ۱ تا ۳۲ نویسه، بدون نویسهٔ کنترلی.")
+
+
+# --- 4 -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_d04_clockwise_play_goes_to_your_left(make_page: Callable[..., Page], lang: str) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang=lang)
+    expect(page.get_by_test_id("direction")).to_have_attribute("data-direction", "1")
+    boxes = {}
+    for seat in (1, 2, 3):
+        box = page.locator(f".felt [data-testid=seat-{seat}]").bounding_box()
+        assert box
+        boxes[seat] = box["x"] + box["width"] / 2
+    me = page.get_by_test_id("hand").bounding_box()
+    assert me
+    middle = me["x"] + me["width"] / 2
+    # Seen from above with you at the bottom, clockwise runs you → left → top → right.
+    assert boxes[1] < middle < boxes[3], boxes
+
+
+# --- 5 -------------------------------------------------------------------------------------
+
+
+def test_d05_language_switch_and_rotation_keep_the_home_form(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    page.goto(f"{ORIGIN}/")
+    page.get_by_test_id("create-name").fill("Ayşe")
+    page.get_by_test_id("create-settings").locator("summary").click()
+    page.get_by_test_id("create-jump_in").check()
+    page.get_by_test_id("create-draw").select_option("until_playable")
+    page.get_by_test_id("open-link").fill("half a li")
+    page.get_by_test_id("lang").select_option("fa")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.get_by_test_id("create-name")).to_have_value("Ayşe")
+    expect(page.get_by_test_id("create-jump_in")).to_be_checked()
+    expect(page.get_by_test_id("create-draw")).to_have_value("until_playable")
+    expect(page.get_by_test_id("open-link")).to_have_value("half a li")
+    page.set_viewport_size({"width": 800, "height": 1000})  # a tablet turned: crosses 820 px
+    page.get_by_test_id("lang").select_option("en")
+    expect(page.get_by_test_id("create-name")).to_have_value("Ayşe")
+    expect(page.get_by_test_id("create-jump_in")).to_be_checked()
+    page.get_by_test_id("create-btn").click()
+    expect(page).to_have_url(f"{ORIGIN}/r/NEWROOM")
+    assert site.requests[-1] == {
+        "name": "Ayşe",
+        "settings": {"jump_in": True, "draw": "until_playable"},
+    }
+
+
+# --- 6 -------------------------------------------------------------------------------------
+
+
+def test_d06_a_tab_replaced_by_another_stops_playing_and_keeps_the_chat_draft(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    expect(page).to_have_title("● Your turn — UNO")
+    page.get_by_test_id("chat-input").fill("wait for me")
+    site.sockets[-1].close(code=4409, reason="replaced")
+    expect(page.get_by_test_id("replaced")).to_be_visible()
+    expect(page).to_have_title("UNO")
+    assert page.evaluate(
+        "document.querySelector('[data-testid=table]').closest('[inert]') !== null"
+    )
+    hellos = len([f for f in site.sent if f["type"] == "hello"])
+    page.get_by_test_id("take-back").click()
+    expect(page.get_by_test_id("replaced")).to_have_count(0)
+    assert len([f for f in site.sent if f["type"] == "hello"]) == hellos + 1
+    expect(page.get_by_test_id("chat-input")).to_have_value("wait for me")
+    expect(page).to_have_title("● Your turn — UNO")
+
+
+# --- 7 -------------------------------------------------------------------------------------
+
+
+def test_d07_the_host_removes_a_departed_player_and_anyone_can_leave(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("lobby-seat-2")).to_have_attribute("data-connected", "false")
+    page.get_by_test_id("remove-seat-2").click()
+    assert sent(page, site, "remove_seat")["seat"] == 2
+    page.get_by_test_id("remove-bot-1").click()
+    assert sent(page, site, "remove_bot")["seat"] == 1
+    expect(page.get_by_test_id("remove-seat-0")).to_have_count(0)  # not yourself
+    page.get_by_test_id("leave-btn").click()
+    expect(page.get_by_test_id("leave-confirm")).to_be_focused()
+    page.keyboard.press("Enter")
+    assert sent(page, site, "leave")["type"] == "leave"
+    expect(page).to_have_url(f"{ORIGIN}/")
+    assert page.evaluate("localStorage.getItem('uno.session.FAKEROOM')") is None
+
+
+def test_d07_leaving_mid_match_says_a_bot_takes_the_seat(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    page.get_by_test_id("leave-btn").click()
+    expect(page.get_by_test_id("leave-ask")).to_contain_text("A bot plays your seat")
+    page.get_by_test_id("leave-cancel").click()
+    expect(page.get_by_test_id("leave-btn")).to_be_focused()
+    assert [f for f in site.sent if f["type"] == "leave"] == []
