@@ -392,6 +392,7 @@ function buildLanguageSwitcher() {
     h('option', { value: code, selected: code === language(), lang: code }, l.name)));
   select.onchange = () => setLanguage(select.value, { remember: true });
   document.getElementById('lang-label').textContent = t('lang.label');
+  document.getElementById('skip-link').textContent = t('a11y.skip');
 }
 
 setLanguage(initialLanguage());

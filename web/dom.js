@@ -40,22 +40,58 @@ export function append(el, children) {
   }
 }
 
+// Where keyboard focus was last inside a focus group (the hand, the action bar): when a
+// render removes the focused element (the card just played, a button now disabled, a closed
+// color picker), focus goes back there instead of falling to the page body.
+const memory = { group: null, index: 0, armed: false };
+
+function groupItems(group) {
+  return [...group.querySelectorAll('button:not(:disabled), [tabindex="0"]')];
+}
+
+document.addEventListener('focusin', (e) => {
+  const target = e.target;
+  const group = target.closest?.('[data-focus-group]');
+  if (group) {
+    Object.assign(memory, { group: group.dataset.focusGroup, index: Math.max(0, groupItems(group).indexOf(target)), armed: true });
+  } else if (!target.closest?.('[data-focus-keep]')) {
+    memory.armed = false; // focus moved on by choice (chat, a dialog): leave it there
+  }
+});
+
+function restoreGroupFocus(root) {
+  const group = root.querySelector(`[data-focus-group="${CSS.escape(memory.group || '')}"]`);
+  const home = root.querySelector('[data-focus-home]');
+  for (const el of [group, home]) {
+    if (!el) continue;
+    const items = groupItems(el);
+    const target = el === group ? items[Math.min(memory.index, items.length - 1)] : items[0];
+    if (target) { target.focus({ preventScroll: true }); return true; }
+  }
+  if (home) { home.focus({ preventScroll: true }); return true; }
+  return false;
+}
+
 /** Replace the children of `root`, keeping keyboard focus on the element with the same testid. */
 export function replaceKeepingFocus(root, ...children) {
   const active = document.activeElement;
-  const key = active && root.contains(active) ? active.dataset.testid : null;
+  const inside = !!active && root.contains(active) && active !== root;
+  const key = inside ? active.dataset.testid : null;
   const caret = key && 'selectionStart' in active ? active.selectionStart : null;
+  const lost = inside || !active || active === document.body;
   root.replaceChildren();
   append(root, children);
   if (key) {
     const again = root.querySelector(`[data-testid="${CSS.escape(key)}"]`);
-    if (again && !again.disabled) {
+    if (again && !again.disabled && !again.closest('[inert]')) {
       again.focus({ preventScroll: true });
       if (caret != null && 'setSelectionRange' in again) {
         try { again.setSelectionRange(caret, caret); } catch { /* not a text field */ }
       }
+      return;
     }
   }
+  if (lost && memory.armed && !document.querySelector('[aria-modal="true"], [role="alertdialog"]')) restoreGroupFocus(root);
 }
 
 /** Keep Tab and Shift+Tab inside a modal dialog (call from its keydown handler). */

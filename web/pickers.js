@@ -63,7 +63,7 @@ export function pickerOverlay(S, actions) {
       }, seatName(S.view, seat), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
   }
   return h('div', {
-    class: 'overlay', testid: 'picker',
+    class: 'overlay', testid: 'picker', dataset: { focusKeep: '' },
     onkeydown: (e) => { if (e.key === 'Escape') cancel(); else trapTab(e, e.currentTarget); },
     onclick: (e) => { if (e.target === e.currentTarget) cancel(); },
   }, h('div', { class: 'picker panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'picker-title' },

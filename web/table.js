@@ -146,20 +146,22 @@ function actionBar(S, actions) {
   const myTurn = view.state?.turn === view.you?.seat;
   // Two cards on your turn: the button arms "UNO" for the play itself (sent as `uno: true`).
   // Otherwise, when the server offers `uno`, it declares at once (e.g. right after the play).
-  const arming = canPlay && (!moves.uno || (handSize === 2 && myTurn));
+  // With more cards there is nothing to declare: the button stays off (it used to arm and
+  // then do nothing).
+  const arming = canPlay && myTurn && handSize === 2;
   const unoNow = !!moves.uno && !arming;
   const unoBtn = h('button', {
     type: 'button', class: ['uno-btn', (unoNow || S.unoArmed) && 'hot'], testid: 'uno-btn',
     disabled: !unoNow && !arming,
     'aria-pressed': arming ? String(!!S.unoArmed) : null,
-    title: unoNow ? t('uno.now') : t('uno.arm_help'),
+    title: unoNow ? t('uno.now') : arming ? t('uno.arm_help') : t('uno.not_yet'),
     dataset: { mode: unoNow ? 'declare' : 'arm', armed: String(!!S.unoArmed) },
     onclick: () => {
       if (unoNow) actions.send({ type: 'uno' });
       else { S.unoArmed = !S.unoArmed; actions.render(); }
     },
   }, unoNow ? t('uno.declare') : S.unoArmed ? t('uno.armed') : t('uno.arm'));
-  return h('div', { class: 'actions', role: 'toolbar', 'aria-label': t('table.actions') },
+  return h('div', { class: 'actions', role: 'toolbar', 'aria-label': t('table.actions'), dataset: { focusGroup: 'actions' } },
     h('button', { type: 'button', testid: 'draw-btn', disabled: !moves.draw, onclick: () => actions.send({ type: 'draw' }) },
       view.state?.pending_draw && view.state?.phase === 'penalty' ? t('table.take', { n: view.state.pending_draw }) : t('table.draw')),
     h('button', { type: 'button', testid: 'pass-btn', disabled: !moves.pass, onclick: () => actions.send({ type: 'pass' }) }, t('table.pass')),
@@ -188,7 +190,10 @@ function handEl(S, actions) {
     cards[j].focus();
     e.preventDefault();
   };
-  return h('div', { class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand', { n: hand.length }), onkeydown: onKey },
+  return h('div', {
+    class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand', { n: hand.length }), onkeydown: onKey,
+    tabindex: '-1', dataset: { focusGroup: 'hand', focusHome: '' },
+  },
     hand.map((c) => {
       const ok = legal.has(c.id);
       const jump = ok && !mineTurn;
@@ -256,6 +261,10 @@ export function tableScreen(S, actions) {
         betweenRounds(S, actions),
         challengePanel(S, actions),
         choosePanel(S, actions),
+        me?.afk ? h('div', { class: 'panel afk-banner', role: 'status', testid: 'afk-banner' },
+          h('p', {}, t('afk.text')),
+          h('button', { type: 'button', class: 'primary', testid: 'back-btn', onclick: () => actions.send({ type: 'back' }, { at: false }) }, t('afk.back')))
+          : null,
         me ? h('div', { class: 'me-head', testid: `seat-${me.seat}` },
           h('span', { class: 'seat-name' }, me.name, ` (${t('seat.you')})`),
           me.uno ? h('span', { class: 'badge uno', testid: 'my-uno' }, t('seat.uno')) : null,

@@ -23,7 +23,7 @@ from typing import Any
 from app import engine
 from app.bus.base import Bus
 from app.engine import actions as act
-from app.engine.bot import bot_action
+from app.engine.bot import bot_action, catch_at
 from app.engine.errors import EngineError
 from app.engine.events import Event
 from app.engine.state import State
@@ -494,12 +494,14 @@ class RoomService:
         at: int | None = None
         for seat in engine.bot_seats(state):
             try:
-                wants = bot_action(state, seat, self.rng) is not None
+                wants = bot_action(state, seat, self.rng)
             except Exception:
                 log.exception("bot policy failed")
-                wants = False
-            if wants:
+                wants = None
+            if wants is not None:
                 at = self.clock() + self._bot_delay(state)
+                if isinstance(wants, act.Catch) and state.settings.bot_delay_ms is None:
+                    at = max(at, catch_at(state, self.clock(), self.rng) or at)
                 break
         self._bots[room] = _BotPlan(state.version, at)
         return at

@@ -184,6 +184,8 @@ _BUILDERS: dict[str, Callable[[_Fields], act.Action]] = {
     "chat": lambda f: act.Chat(f.text("text", MAX_CHAT_LENGTH)),
     # Extension: leave the room (a bot keeps the seat of a running game).
     "leave": lambda f: act.Leave(),
+    # Extension: "I'm back" ends the away (AFK) state of the own seat at once.
+    "back": lambda f: act.Back(),
 }
 
 COMMAND_TYPES = frozenset(_BUILDERS)

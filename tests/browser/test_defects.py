@@ -273,3 +273,115 @@ def test_d07_leaving_mid_match_says_a_bot_takes_the_seat(make_page: Callable[...
     page.get_by_test_id("leave-cancel").click()
     expect(page.get_by_test_id("leave-btn")).to_be_focused()
     assert [f for f in site.sent if f["type"] == "leave"] == []
+
+
+# --- 8 -------------------------------------------------------------------------------------
+
+
+def _after_my_play(view: dict[str, Any], card: int) -> dict[str, Any]:
+    view["you"]["hand"] = [c for c in view["you"]["hand"] if c["id"] != card]
+    view["seats"][0]["hand_count"] = len(view["you"]["hand"])
+    view["state"]["turn"] = 1
+    view["you"]["moves"].update(play=[], draw=False, catch=[])
+    return view
+
+
+def test_d08_focus_stays_on_the_hand_after_each_move_and_the_skip_link_says_where(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    page.keyboard.press("Tab")
+    skip = page.get_by_test_id("skip-link")
+    expect(skip).to_be_focused()
+    expect(skip).to_have_text("Skip to the game")
+    page.get_by_test_id("card-2").focus()
+    page.keyboard.press("Enter")
+    assert sent(page, site, "play")["card"] == 2
+    site.push_event(
+        {"kind": "card_played", "seat": 0, "card": fv.card(2, "red", "skip")},
+        _after_my_play(fv.classic_view(now_ms()), 2),
+    )
+    expect(page.get_by_test_id("card-2")).to_have_count(0)
+    # The card that took the played card's place in the hand has the focus.
+    focused = page.evaluate("document.activeElement.dataset.testid")
+    assert focused and focused.startswith("card-"), focused
+    # A wild through the color picker: focus comes back to the hand too.
+    mine = fv.classic_view(now_ms())
+    mine["you"]["hand"] = [c for c in mine["you"]["hand"] if c["id"] != 2]
+    site.push_event({"kind": "turn_passed", "seat": 3}, mine)
+    page.get_by_test_id("card-4").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("pick-color-red")).to_be_focused()
+    page.keyboard.press("Enter")
+    assert sent(page, site, "play")["card"] == 4
+    after = _after_my_play(fv.classic_view(now_ms()), 4)
+    after["you"]["hand"] = [c for c in after["you"]["hand"] if c["id"] != 2]
+    site.push_event({"kind": "card_played", "seat": 0, "card": fv.card(4, None, "wild")}, after)
+    expect(page.get_by_test_id("picker")).to_have_count(0)
+    focused = page.evaluate("document.activeElement.dataset.testid")
+    assert focused and focused.startswith("card-"), focused
+
+
+# --- 13 ------------------------------------------------------------------------------------
+
+
+def test_d13_at_a_match_end_with_the_host_dealing_the_others_wait_for_the_host(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    over = round_over_view(host_deals=True, you_host=False)
+    over["status"] = "match_over"
+    site.push_events(
+        [fv.round_ended_event(), {"kind": "match_ended", "winner": 0, "match_id": "m1"}], over
+    )
+    waiting = page.get_by_test_id("summary-waiting")
+    expect(waiting).to_have_text("The match is over. Mikko (host) can start a new match.")
+    expect(page.get_by_test_id("next-round-btn")).to_have_count(0)
+    # Between rounds with a timer, the timer's words stay.
+    site.push_event({"kind": "round_started", "round": 1, "dealer": 3}, fv.classic_view(now_ms()))
+    site.push_event(fv.round_ended_event(), round_over_view(host_deals=False, you_host=False))
+    expect(waiting).to_have_text("The next round starts soon…")
+
+
+# --- 14 ------------------------------------------------------------------------------------
+
+
+def test_d14_uno_with_the_play_is_off_until_two_cards(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    uno = page.get_by_test_id("uno-btn")
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    expect(uno).to_be_disabled()
+    two = fv.classic_view(now_ms())
+    two["you"]["hand"] = two["you"]["hand"][:2]
+    two["you"]["moves"]["play"] = [{"card": 1, "colors": None, "targets": None}]
+    site.push_event({"kind": "card_drawn", "seat": 3, "count": 1}, two)
+    expect(uno).to_be_enabled()
+    expect(uno).to_have_attribute("data-mode", "arm")
+
+
+# --- 16 ------------------------------------------------------------------------------------
+
+
+def test_d16_away_has_an_im_back_button(make_page: Callable[..., Page]) -> None:
+    view = fv.classic_view(now_ms())
+    view["seats"][0]["afk"] = True
+    view["state"]["turn"] = 2
+    view["you"]["moves"].update(play=[], draw=False, catch=[])
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    expect(page.get_by_test_id("afk-banner")).to_be_visible()
+    page.get_by_test_id("back-btn").click()
+    frame = sent(page, site, "back")
+    assert "at" not in frame
+    back = fv.classic_view(now_ms())
+    back["state"]["turn"] = 2
+    site.push_event({"kind": "player_returned", "seat": 0}, back)
+    expect(page.get_by_test_id("afk-banner")).to_have_count(0)
+    expect(page.get_by_test_id("card-1")).to_have_attribute("data-legal", "true")

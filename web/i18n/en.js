@@ -389,4 +389,8 @@ export default {
   'lobby.remove_named': 'Remove {name} from the room',
   'conn.replaced_long': 'This seat is now open in another tab or device. This tab no longer plays.',
   'conn.take_back': 'Play in this tab',
+  'a11y.skip': 'Skip to the game',
+  'uno.not_yet': 'Call UNO when you play your second-to-last card.',
+  'afk.text': 'You were away, so a bot is playing your cards.',
+  'afk.back': "I'm back",
 };

@@ -389,4 +389,8 @@ export default {
   'lobby.remove_named': 'Poista {name} huoneesta',
   'conn.replaced_long': 'Tämä paikka on nyt auki toisessa välilehdessä tai laitteessa. Tämä välilehti ei enää pelaa.',
   'conn.take_back': 'Pelaa tässä välilehdessä',
+  'a11y.skip': 'Siirry peliin',
+  'uno.not_yet': 'Huuda UNO, kun pelaat toiseksi viimeisen korttisi.',
+  'afk.text': 'Olit poissa, joten botti pelaa korttejasi.',
+  'afk.back': 'Olen takaisin',
 };

@@ -389,4 +389,8 @@ export default {
   'lobby.remove_named': '{name} odadan çıkarılsın',
   'conn.replaced_long': 'Bu koltuk artık başka bir sekmede veya cihazda açık. Bu sekme artık oynamıyor.',
   'conn.take_back': 'Bu sekmede oyna',
+  'a11y.skip': 'Oyuna geç',
+  'uno.not_yet': 'Sondan ikinci kartını oynarken UNO de.',
+  'afk.text': 'Uzaktaydın, kartlarını bir bot oynuyor.',
+  'afk.back': 'Döndüm',
 };
