@@ -1,5 +1,5 @@
 // Entry point: routing (/, /r/CODE, /t/CODE), the room session, and rendering of the view.
-import { h, replaceKeepingFocus } from './dom.js';
+import { h, replaceKeepingFocus, patch } from './dom.js';
 import { LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t, errorText } from './i18n/index.js';
 import { loadSession, forgetSession } from './api.js';
 import { RoomSocket } from './socket.js';
@@ -340,6 +340,8 @@ const actions = {
   leaveRoom: leaveSeat,
 };
 
+let lastScreen = null;
+
 function render() {
   setConn(S.conn);
   const label = document.getElementById('room-label');
@@ -365,7 +367,11 @@ function render() {
   // Another tab took this seat: this one shows so, and nothing here can act or type into the void.
   const replaced = S.conn === 'replaced' && !!S.session;
   if (replaced && screen) screen.inert = true;
-  replaceKeepingFocus(app, replaced ? replacedBanner() : null, screen);
+  // The live screens (lobby, table) are patched in place; a new screen replaces the old one.
+  const name = screenName();
+  if ((name === 'lobby' || name === 'table') && lastScreen === name) patch(app, replaced ? replacedBanner() : null, screen);
+  else replaceKeepingFocus(app, replaced ? replacedBanner() : null, screen);
+  lastScreen = name;
   tickTimers(S);
 }
 

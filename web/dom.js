@@ -1,4 +1,7 @@
-// Tiny DOM helpers: the client builds its screens with h() and re-renders them from the view.
+// Tiny DOM helpers: the client builds its screens with h() from the view, and patch() updates
+// the page to match in place (keyed, with morphdom), so what a player typed, keyboard focus
+// and scroll positions survive every frame.
+import morphdom from './vendor/morphdom.js';
 
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -26,11 +29,21 @@ function setAttrs(el, attrs) {
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (k === 'style' && typeof v === 'object') {
       for (const [p, val] of Object.entries(v)) el.style.setProperty(p, val);
-    } else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    } else if (k.startsWith('on') && typeof v === 'function') {
+      // Through one dispatcher, so a patched element runs the newest render's handler.
+      const type = k.slice(2);
+      (el.__on ||= {})[type] = v;
+      el.addEventListener(type, dispatch);
+    }
     else if (k === 'value' || k === 'checked' || k === 'disabled' || k === 'selected') el[k] = v;
     else if (v === true) el.setAttribute(k, '');
     else el.setAttribute(k, String(v));
   }
+}
+
+function dispatch(e) {
+  const fn = this.__on?.[e.type];
+  return fn ? fn.call(this, e) : undefined;
 }
 
 export function append(el, children) {
@@ -91,6 +104,47 @@ export function replaceKeepingFocus(root, ...children) {
       return;
     }
   }
+  if (lost && memory.armed && !document.querySelector('[aria-modal="true"], [role="alertdialog"]')) restoreGroupFocus(root);
+}
+
+function nodeKey(node) {
+  if (node.nodeType !== 1) return undefined;
+  return node.dataset.key || node.id || undefined;
+}
+
+function beforeUpdate(from, to) {
+  // Handlers: the newest render's.
+  if (to.__on) for (const type of Object.keys(to.__on)) from.addEventListener(type, dispatch);
+  from.__on = to.__on;
+  // Never overwrite what is being typed in the focused field.
+  if (from === document.activeElement && (from.tagName === 'INPUT' || from.tagName === 'TEXTAREA' || from.tagName === 'SELECT')
+    && from.type !== 'checkbox' && from.type !== 'radio') {
+    to.value = from.value;
+  }
+  // A <details> the player opened or closed stays so.
+  if (from.tagName === 'DETAILS' && !to.hasAttribute('data-controlled')) to.open = from.open;
+  return true;
+}
+
+/**
+ * Update the children of `root` in place to match `children` (keyed by data-key or id):
+ * unchanged elements stay the same nodes, so focus, selection, typed text and scroll stay.
+ */
+export function patch(root, ...children) {
+  const active = document.activeElement;
+  const inside = !!active && root.contains(active) && active !== root;
+  const scrolls = [...root.querySelectorAll('[data-autoscroll]')].map((el) => [el.dataset.key || el.id, el.scrollHeight - el.scrollTop - el.clientHeight < 24]);
+  const next = root.cloneNode(false);
+  append(next, children);
+  morphdom(root, next, { childrenOnly: true, getNodeKey: nodeKey, onBeforeElUpdated: beforeUpdate });
+  // A list that was scrolled to its end (log, chat) follows new lines; one read back stays put.
+  const wasAtEnd = new Map(scrolls);
+  for (const el of root.querySelectorAll('[data-autoscroll]')) {
+    const key = el.dataset.key || el.id;
+    if (!wasAtEnd.has(key) || wasAtEnd.get(key)) el.scrollTop = el.scrollHeight;
+  }
+  const now = document.activeElement;
+  const lost = inside && (!now || now === document.body || !root.contains(now));
   if (lost && memory.armed && !document.querySelector('[aria-modal="true"], [role="alertdialog"]')) restoreGroupFocus(root);
 }
 

@@ -108,10 +108,10 @@ export function chatPanel(S, actions) {
     placeholder: t('chat.placeholder'), autocomplete: 'off', value: S.chatDraft || '',
     oninput: (e) => { S.chatDraft = e.target.value; },
   });
-  const list = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-label': t('chat.title') },
-    S.log.filter((e) => e.event.kind === 'chat').slice(-50).map(({ event: m, names }) =>
-      h('li', {}, h('b', {}, nameOf(names, m), ': '), m.text)));
-  queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+  const list = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-label': t('chat.title'), id: 'chat-list', dataset: { autoscroll: '' } },
+    S.log.filter((e) => e.event.kind === 'chat').slice(-50).map(({ event: m, names, version }) =>
+      h('li', { dataset: version != null ? { key: `chat-${version}` } : {} }, h('b', { dir: 'auto' }, nameOf(names, m)), ': ', h('span', { dir: 'auto' }, m.text))));
+  queueMicrotask(() => { if (!list.isConnected) return; list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel chat' },
     h('h2', {}, t('chat.title')),
     list,
@@ -120,11 +120,13 @@ export function chatPanel(S, actions) {
       class: 'row',
       onsubmit: (e) => {
         e.preventDefault();
-        const text = input.value.trim().slice(0, 300);
+        // The field in the page (a patched render keeps the first one it drew).
+        const field = e.currentTarget.querySelector('[data-testid=chat-input]');
+        const text = field.value.trim().slice(0, 300);
         if (!text) return;
         actions.send({ type: 'chat', text }, { at: false });
         S.chatDraft = '';
-        input.value = '';
+        field.value = '';
       },
     }, h('label', { for: 'chat-input', class: 'sr-only' }, t('chat.placeholder')), input,
     h('button', { type: 'submit', testid: 'chat-send' }, t('chat.send'))));

@@ -42,7 +42,7 @@ function seatTile(S, actions, seat, index, count) {
     class: ['seat', isTurn && 'turn', seat.uno && 'uno', !seat.connected && !seat.bot && 'away'],
     style: pos,
     testid: `seat-${seat.seat}`,
-    dataset: { count: String(n), uno: String(!!seat.uno), connected: String(!!seat.connected) },
+    dataset: { count: String(n), uno: String(!!seat.uno), connected: String(!!seat.connected), key: `tile-${seat.player_id ?? seat.seat}` },
     'aria-label': t('seat.summary', { name: seat.name, n }),
   },
   h('div', { class: 'seat-head' },
@@ -203,7 +203,7 @@ function handEl(S, actions) {
         classes: [ok ? 'legal' : 'dim', S.newCards.has(c.id) && 'new', jump && 'jump'],
         attrs: {
           'aria-disabled': ok ? 'false' : 'true',
-          dataset: { cardId: String(c.id), legal: String(ok) },
+          dataset: { cardId: String(c.id), legal: String(ok), key: `card-${c.id}` },
           onclick: () => beginPlay(S, actions, c.id),
           'aria-label': `${cardName(c)}${ok ? (jump ? ` — ${t('table.jump_in')}` : ` — ${t('table.playable')}`) : ''}`,
         },
@@ -229,12 +229,12 @@ function scoreboard(S) {
 }
 
 function logPanel(S) {
-  const list = h('ol', { class: 'log', testid: 'event-log' },
+  const list = h('ol', { class: 'log', testid: 'event-log', id: 'event-log', dataset: { autoscroll: '' } },
     S.log.slice(-60).map((e) => {
       const text = describe(e.event, { seats: e.names });
-      return text ? h('li', { dataset: { kind: e.event.kind } }, text) : null;
+      return text ? h('li', { dataset: { kind: e.event.kind, ...(e.version != null ? { key: `log-${e.version}-${e.event.kind}` } : {}) } }, text) : null;
     }));
-  queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+  queueMicrotask(() => { if (!list.isConnected) return; list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel log-panel' }, h('h2', {}, t('log.title')), list);
 }
 

@@ -468,3 +468,38 @@ def test_an_events_frame_applies_its_events_in_order_then_the_view(
         )
     page.wait_for_timeout(200)
     assert log.locator("li").count() == count
+
+
+def test_typed_text_focus_and_scroll_survive_frames_and_a_language_switch(
+    make_page: Callable[..., Page],
+) -> None:
+    """Keyed in-place updates: a frame or a language switch patches the page, it does not
+    rebuild it, so the chat being typed, the focus and a log read back stay as they were."""
+    page = make_page(viewport={"width": 1280, "height": 700})
+    view = fv.classic_view(now_ms())
+    view["log"] = [
+        {"kind": "chat", "seat": 1, "text": f"line {i}", "version": i + 1} for i in range(11)
+    ]
+    site = FakeSite(page, view)
+    site.open_room()
+    chat = page.get_by_test_id("chat-input")
+    chat.fill("half a sente")
+    page.evaluate("document.querySelector('[data-card-id=\"3\"]').__mark = 'same node'")
+    log = page.get_by_test_id("event-log")
+    assert page.evaluate("(el) => el.scrollHeight > el.clientHeight + 40", log.element_handle())
+    page.evaluate("(el) => { el.scrollTop = 0; }", log.element_handle())
+    for i in range(3):
+        later = fv.classic_view(now_ms())
+        later["seats"][2]["hand_count"] = 4 - i
+        site.push_event({"kind": "card_drawn", "seat": 2, "count": 1}, later)
+    expect(page.get_by_test_id("seat-2")).to_have_attribute("data-count", "2")
+    page.get_by_test_id("lang").select_option("fi")
+    expect(page.get_by_test_id("chat-send")).to_have_text("Lähetä")
+    chat.focus()
+    page.keyboard.type("nce")
+    for _ in range(2):
+        site.push_event({"kind": "turn_passed", "seat": 3}, fv.classic_view(now_ms()))
+    expect(chat).to_be_focused()
+    expect(chat).to_have_value("half a sentence")
+    assert page.evaluate("document.querySelector('[data-card-id=\"3\"]').__mark") == "same node"
+    assert page.evaluate("(el) => el.scrollTop", log.element_handle()) == 0
