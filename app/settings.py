@@ -29,6 +29,20 @@ class AppSettings(BaseSettings):
     rate_limit_per_second: float = 50.0
     rate_limit_burst: int = 100
     max_frame_bytes: int = 16 * 1024
+    # Refused frames (bad, unknown, illegal, over the rate) answered per second and in a burst;
+    # past that the socket is closed with 1008 instead of answered.
+    error_budget_per_second: float = 10.0
+    error_budget_burst: int = 100
+    # Repeated `hello`s on one socket: each may replay history, so they have their own bucket.
+    resume_per_second: float = 0.5
+    resume_burst: int = 3
+    # A resume replays the missed events only while the frame stays this small; further back,
+    # the `welcome` alone answers.
+    resume_max_bytes: int = 48 * 1024
+    # Per-socket outbox: queued items before a socket that does not read is closed, and how
+    # long one send may wait on a client that does not read.
+    outbox_max_frames: int = 256
+    send_timeout_seconds: float = 10.0
     hello_timeout_seconds: float = 5.0
     # A room nobody has used (no command, no connection) for this long is forgotten.
     room_idle_seconds: int = 6 * 3600

@@ -26,9 +26,42 @@ def _deadline(st: State, kind: str) -> dict[str, Any] | None:
 
 
 def view(state: State, seat: int | None, now: int) -> dict[str, Any]:
+    """What `seat` may know now (None = a spectator), with an empty `log` the caller fills."""
     st = state
-    n = len(st.seats)
-    me = seat if seat is not None and 0 <= seat < n else None
+    me = seat if seat is not None and 0 <= seat < len(st.seats) else None
+    out = public_view(st, now, me)
+    out["you"] = you_view(st, me) if me is not None else None
+    out["log"] = []
+    return out
+
+
+def public_view(state: State, now: int, exclude_backs: int | None = None) -> dict[str, Any]:
+    """The view every recipient shares: no `you`, no `log`. In Flip the seat
+    `exclude_backs` is shown without its backs (a holder does not see its own)."""
+    st = state
+    in_round = st.status != "lobby" and bool(st.discard)
+    return {
+        "room": st.room,
+        "status": st.status,
+        "version": st.version,
+        "server_time": now,
+        "settings": settings_to_json(st.settings),
+        "host": st.host,
+        "match_id": st.match_id,
+        "round": st.round,
+        "seats": seats_view(st, exclude_backs),
+        "you": None,
+        "state": _table(st) if in_round else None,
+    }
+
+
+def flip_in_round(state: State) -> bool:
+    """Do the views show backs (so a seat's own entry differs from everybody else's)?"""
+    return state.deck.dark is not None and state.status != "lobby" and bool(state.discard)
+
+
+def seats_view(state: State, exclude_backs: int | None) -> list[dict[str, Any]]:
+    st = state
     in_round = st.status != "lobby" and bool(st.discard)
     flip = st.deck.dark is not None and in_round
     seats = []
@@ -44,55 +77,48 @@ def view(state: State, seat: int | None, now: int) -> dict[str, Any]:
                 "hand_count": len(hand),
                 "uno": in_round and i < len(st.uno) and st.uno[i] == UNO_DECLARED,
                 "score": st.scores[i] if i < len(st.scores) else 0,
-                "backs": _backs(st, i) if flip and i != me else None,
+                "backs": _backs(st, i) if flip and i != exclude_backs else None,
                 "afk": info.afk,
             }
         )
-    you = None
-    if me is not None:
-        you = {
-            "seat": me,
-            "hand": cards_json(st.deck, st.side, st.hands[me]) if in_round else [],
-            "moves": moves(st, me),
-        }
-    table = None
-    if in_round:
-        top = st.discard[-1]
-        pile = st.draw_pile
-        table = {
-            "top": card_json(st.deck, st.side, top),
-            "color": st.color,
-            "side": "dark" if st.side else "light",
-            "direction": st.direction,
-            "turn": st.turn,
-            "draw_count": len(pile),
-            "discard_count": len(st.discard),
-            "pending_draw": st.pending,
-            "draw_top_back": back_json(st.deck, st.side, pile[-1]) if flip and pile else None,
-            "phase": st.phase if st.status == "playing" else "round_over",
-            "deadlines": {
-                "turn": _deadline(st, "turn"),
-                "uno": _deadline(st, "uno"),
-                "challenge": _deadline(st, "challenge"),
-                "next_round": _deadline(st, "next_round"),
-            },
-            "dealer": st.dealer,
-            "winner": st.winner if st.status != "playing" else None,
-            "match_winner": st.match_winner if st.status == "match_over" else None,
-        }
+    return seats
+
+
+def you_view(state: State, seat: int) -> dict[str, Any]:
+    """The recipient's own part of the view: its hand and its legal moves."""
+    st = state
+    in_round = st.status != "lobby" and bool(st.discard)
     return {
-        "room": st.room,
-        "status": st.status,
-        "version": st.version,
-        "server_time": now,
-        "settings": settings_to_json(st.settings),
-        "host": st.host,
-        "match_id": st.match_id,
-        "round": st.round,
-        "seats": seats,
-        "you": you,
-        "state": table,
-        "log": [],
+        "seat": seat,
+        "hand": cards_json(st.deck, st.side, st.hands[seat]) if in_round else [],
+        "moves": moves(st, seat),
+    }
+
+
+def _table(st: State) -> dict[str, Any]:
+    flip = st.deck.dark is not None
+    top = st.discard[-1]
+    pile = st.draw_pile
+    return {
+        "top": card_json(st.deck, st.side, top),
+        "color": st.color,
+        "side": "dark" if st.side else "light",
+        "direction": st.direction,
+        "turn": st.turn,
+        "draw_count": len(pile),
+        "discard_count": len(st.discard),
+        "pending_draw": st.pending,
+        "draw_top_back": back_json(st.deck, st.side, pile[-1]) if flip and pile else None,
+        "phase": st.phase if st.status == "playing" else "round_over",
+        "deadlines": {
+            "turn": _deadline(st, "turn"),
+            "uno": _deadline(st, "uno"),
+            "challenge": _deadline(st, "challenge"),
+            "next_round": _deadline(st, "next_round"),
+        },
+        "dealer": st.dealer,
+        "winner": st.winner if st.status != "playing" else None,
+        "match_winner": st.match_winner if st.status == "match_over" else None,
     }
 
 

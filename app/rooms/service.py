@@ -16,7 +16,7 @@ import json
 import logging
 import random
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,6 +132,10 @@ class RoomService:
         self._sweeper: asyncio.Task[None] | None = None
         # Set by the app: whether this process holds sockets of a room (kept while it does).
         self.has_sockets: Callable[[str], bool] = lambda room: False
+        # Called with every commit before it is stored, while each event's `after` still holds
+        # the state right after it (the store keeps one state per recent commit): tests'
+        # ground truth for auditing what each recipient was sent.
+        self.commit_observers: list[Callable[[str, Sequence[Event]], None]] = []
 
     async def start(self) -> None:
         await self.scheduler.start()
@@ -208,6 +212,8 @@ class RoomService:
         record = RoomRecord(code=code, state=state, created_at=now)
         token = secrets.token_urlsafe(32)
         record.add_member(token, Member(player_id, "player", name))
+        for observe in self.commit_observers:
+            observe(code, events)
         if not await self.store.create(record, events):
             raise RoomError("conflict", "room code collision, try again", 409)
         self._touched[code] = now
@@ -319,9 +325,9 @@ class RoomService:
         self._touched[room] = self.clock()
         if member.role == "spectator":
             return Identity(member.member_id, "spectator", None)
-        seat = engine.seat_of(record.state, member.member_id)
+        seat = _own_seat(record.state, member.member_id)
         if seat is None:
-            return None  # left the lobby: the seat is gone
+            return None  # left: the seat is gone (lobby) or a bot's for good (in a match)
         return Identity(member.member_id, "player", seat)
 
     async def submit(self, room: str, who: Identity, command: Command) -> Outcome:
@@ -333,7 +339,7 @@ class RoomService:
             if record is None:
                 return Outcome(code="unauthorized", message="the room is gone")
             state, events = self._due_timeouts(room, record.state)
-            seat = engine.seat_of(state, who.member_id) if who.role == "player" else None
+            seat = _own_seat(state, who.member_id) if who.role == "player" else None
             if seat is None:
                 outcome = Outcome(code="unauthorized", message="no seat of yours in this room")
             else:
@@ -378,10 +384,9 @@ class RoomService:
         at = command.at
         if at is None or at < 1:
             return None
-        events = await self.store.events_since(room, at - 1)
-        if not events or events[0].version != at or events[0].after is None:
+        old = await self.store.state_at(room, at)
+        if old is None:
             return None
-        old = events[0].after
         seat = engine.seat_of(old, member_id)
         if seat is None:
             return "unauthorized"
@@ -532,6 +537,8 @@ class RoomService:
         self._touched[record.code] = self.clock()
         # A completed round is durable before anyone can see its `round_ended`.
         await self.rounds.report(record, events, self.clock())
+        for observe in self.commit_observers:
+            observe(record.code, events)
         record.state = state
         if not await self.store.commit(record.code, expected, record, events):
             raise RuntimeError("room store refused a commit under the room lock")
@@ -539,6 +546,14 @@ class RoomService:
         if events:
             message = json.dumps({"room": record.code, "version": state.version})
             await self.bus.publish(record.code, message.encode())
+
+
+def _own_seat(state: State, member_id: str) -> int | None:
+    """The seat `member_id` plays; None once it left (a seat left mid-match is a bot's)."""
+    seat = engine.seat_of(state, member_id)
+    if seat is None or state.seats[seat].left:
+        return None
+    return seat
 
 
 def _clean_name(name: str) -> str:

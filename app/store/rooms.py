@@ -1,5 +1,11 @@
 """Room records (the table state, who holds which credential, the command-id cache) and the
-bounded per-room event history used for `since` resume.
+bounded per-room history of commits used for the fan-out and for `since` resume.
+
+A commit is what one command, timer or bot move produced: its events and the state after the
+last of them. Every recipient gets one `events` frame per commit (PROTOCOL v2), so the history
+keeps commit boundaries. It keeps the state only for the newest commits (`STATES_KEPT`): a view
+is only ever built of a commit's end, and a client further behind than that gets the missed
+commits merged into one frame with the newest view. Events in the history hold no state.
 
 The interface is shaped for a shared store: `commit` succeeds only when the stored version is
 still `expected_version` (compare-and-set), so a Redis version can replace the memory one
@@ -11,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -22,6 +29,38 @@ Role = Literal["player", "spectator"]
 # How many applied command ids are remembered per player (a resend older than this is rare:
 # clients resend only what is still unacknowledged).
 ACK_CACHE_SIZE = 256
+# Commits whose end state is kept (for the views of clients a little behind, and the `stale`
+# check of a command decided on a recent view).
+STATES_KEPT = 16
+
+
+class Commit:
+    """The events of one command, timer or bot move, and the state after the last of them.
+
+    `cache` holds what the transport encodes of it for each recipient (app/transport/frames.py),
+    so a commit is redacted, viewed and encoded once per seat, however many sockets read it.
+    The store drops the state and the cache once the commit is old.
+    """
+
+    __slots__ = ("cache", "events", "state")
+
+    def __init__(self, events: Sequence[Event], state: State | None) -> None:
+        assert events, "a commit has at least one event"
+        self.events: tuple[Event, ...] = tuple(events)
+        self.state = state
+        self.cache: object | None = None
+
+    @property
+    def first(self) -> int:
+        return self.events[0].version
+
+    @property
+    def last(self) -> int:
+        return self.events[-1].version
+
+    def forget_state(self) -> None:
+        self.state = None
+        self.cache = None
 
 
 @dataclass(slots=True)
@@ -80,8 +119,17 @@ class RoomStore(Protocol):
         """Store `record` and append `events` if the stored version is `expected_version`."""
         ...
 
+    async def commits_since(self, room: str, version: int) -> list[Commit] | None:
+        """The commits after `version`, in order; None when the history no longer holds them
+        all. `version` must be a commit boundary (any version a client was sent is)."""
+        ...
+
     async def events_since(self, room: str, version: int) -> list[Event] | None:
         """The events after `version`, in order; None when the history no longer holds them."""
+        ...
+
+    async def state_at(self, room: str, version: int) -> State | None:
+        """The state at `version` if a kept commit ends there (or it is the current one)."""
         ...
 
     async def rooms(self) -> list[str]:
@@ -99,7 +147,7 @@ class MemoryRoomStore:
     def __init__(self, history_limit: int = 512) -> None:
         self._history_limit = max(1, history_limit)
         self._records: dict[str, RoomRecord] = {}
-        self._history: dict[str, deque[Event]] = {}
+        self._history: dict[str, _History] = {}
         # Committed versions, kept apart from the records because a writer may update the
         # live record before it commits.
         self._versions: dict[str, int] = {}
@@ -109,7 +157,9 @@ class MemoryRoomStore:
             return False
         self._records[record.code] = record
         self._versions[record.code] = record.version
-        self._history[record.code] = deque(events, maxlen=self._history_limit)
+        history = self._history[record.code] = _History(self._history_limit)
+        if events:
+            history.append(Commit(events, record.state))
         return True
 
     async def load(self, room: str) -> RoomRecord | None:
@@ -122,21 +172,31 @@ class MemoryRoomStore:
             return False
         self._records[room] = record
         self._versions[room] = record.version
-        self._history[room].extend(events)
+        if events:
+            self._history[room].append(Commit(events, record.state))
         return True
 
-    async def events_since(self, room: str, version: int) -> list[Event] | None:
+    async def commits_since(self, room: str, version: int) -> list[Commit] | None:
         current = self._versions.get(room)
         if current is None or version < 0 or version > current:
             return None
         if version == current:
             return []
-        history = self._history[room]
-        if not history or history[0].version > version + 1:
+        return self._history[room].since(version)
+
+    async def events_since(self, room: str, version: int) -> list[Event] | None:
+        commits = await self.commits_since(room, version)
+        if commits is None:
             return None
-        # Versions are consecutive, so the start index is arithmetic, not a scan.
-        start = version + 1 - history[0].version
-        return [history[i] for i in range(start, len(history))]
+        return [e for c in commits for e in c.events if e.version > version]
+
+    async def state_at(self, room: str, version: int) -> State | None:
+        record = self._records.get(room)
+        if record is None:
+            return None
+        if version == self._versions.get(room):
+            return record.state
+        return self._history[room].state_at(version)
 
     async def healthy(self) -> bool:
         return True
@@ -151,3 +211,46 @@ class MemoryRoomStore:
         self._records.pop(room, None)
         self._versions.pop(room, None)
         self._history.pop(room, None)
+
+
+class _History:
+    """A room's recent commits: at most `limit` events in all, states of the newest only."""
+
+    __slots__ = ("_commits", "_events", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._commits: deque[Commit] = deque()
+        self._events = 0
+
+    def append(self, commit: Commit) -> None:
+        for event in commit.events:
+            event.after = None  # the commit holds the one state a view is built of
+        self._commits.append(commit)
+        self._events += len(commit.events)
+        if len(self._commits) > STATES_KEPT:
+            self._commits[-STATES_KEPT - 1].forget_state()
+        while self._events > self._limit and len(self._commits) > 1:
+            self._events -= len(self._commits.popleft().events)
+
+    def since(self, version: int) -> list[Commit] | None:
+        commits = self._commits
+        if not commits or commits[0].first > version + 1:
+            return None
+        # Binary search on the commits' first versions (they grow by the commit's size).
+        lo, hi = 0, len(commits)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if commits[mid].last <= version:
+                lo = mid + 1
+            else:
+                hi = mid
+        return [commits[i] for i in range(lo, len(commits))]
+
+    def state_at(self, version: int) -> State | None:
+        for commit in reversed(self._commits):
+            if commit.last == version:
+                return commit.state
+            if commit.last < version or commit.state is None:
+                return None
+        return None

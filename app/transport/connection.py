@@ -1,20 +1,20 @@
-"""One client socket: an ordered outbox and the task that empties it.
+"""One client socket: a bounded, ordered outbox and the task that empties it.
 
-Everything a client receives goes through the outbox, in order: replayed and live events,
-acks, errors, pongs. Events are read from the room's history (never built from the bus
+Everything a client receives goes through the outbox, in order: replayed and live commits,
+acks, errors, pongs. Commits are read from the room's history (never built from the bus
 message), so an ack is sent only after every event up to its version, and a late or lost
-notification is repaired by the next one. Each event frame is built once for this recipient.
+notice is repaired by the next one. A burst of notices is one queued catch-up, so a slow
+client holds at most one item per notice burst; the outbox itself is bounded (a client that
+does not read while it keeps sending fills it and is closed), and so is each send.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
 
 from starlette.websockets import WebSocket
 
@@ -22,18 +22,20 @@ from app import engine
 from app.engine.events import Event
 from app.engine.state import State
 from app.rooms.service import Identity, RoomService
+from app.store.rooms import Commit
+from app.transport import frames
+from app.transport.frames import Role, ServerFrame, You
 
 log = logging.getLogger(__name__)
 
-LOG_SIZE = 20  # recent events carried in `view.log`
-# The log is public and carries no card ids: an old entry must not name a card that has since
-# moved into another hand (a swap, a reshuffle), and revealed hands stay in their event.
-_LOG_DROPPED_KEYS = frozenset({"id", "hands", "hand", "cards"})
+# Close codes (docs/protocol.md "Closing"): RFC 6455 policy violation for a client that does
+# not read what it is sent or keeps sending refused frames.
+CLOSE_POLICY = 1008
 
 
 @dataclass(frozen=True, slots=True)
 class _CatchUp:
-    version: int
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,16 +51,18 @@ class _Resume:
 
 @dataclass(frozen=True, slots=True)
 class _Frame:
-    frame: dict[str, Any]
+    frame: ServerFrame
     catch_up: bool = False  # send the events committed so far first (a command's reply)
 
 
 @dataclass(frozen=True, slots=True)
 class _Close:
     code: int
+    reason: str = ""
 
 
 _Item = _CatchUp | _Ack | _Resume | _Frame | _Close
+_CATCH_UP = _CatchUp()
 
 
 class Connection:
@@ -74,15 +78,19 @@ class Connection:
         self.room = room
         self.identity = identity
         self.service = service
+        config = service.config
+        self._max_items = config.outbox_max_frames
+        self._send_timeout = config.send_timeout_seconds
+        self._resume_max_bytes = config.resume_max_bytes
         self.version = -1  # the last version this client has received
         self.closed = False
-        self._outbox: asyncio.Queue[_Item] = asyncio.Queue()
-        self._log: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
+        self._items: deque[_Item] = deque()
+        self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._catch_up_queued = False
         # The resume (replay + welcome) is always the first thing this client receives, even
         # if the hub notifies before the sender starts.
-        self._outbox.put_nowait(_Resume(since))
+        self._put(_Resume(since))
 
     # --- what the endpoint, the hub and the room ask for ----------------------------------
 
@@ -90,29 +98,40 @@ class Connection:
         self._task = asyncio.create_task(self._run())
 
     def notify(self, version: int) -> None:
-        # One queued catch-up reads everything up to the newest version, so a slow client
-        # holds one item per notification burst, not one per event.
         if version > self.version and not self._catch_up_queued:
             self._catch_up_queued = True
-            self._outbox.put_nowait(_CatchUp(version))
+            self._put(_CATCH_UP)
 
     def resume(self, since: int | None) -> None:
         """A repeated `hello`: replay after `since` (when held), then a fresh `welcome`."""
-        self._outbox.put_nowait(_Resume(since))
+        self._put(_Resume(since))
 
     def ack(self, command_id: str, version: int) -> None:
-        self._outbox.put_nowait(_Ack(command_id, version))
+        self._put(_Ack(command_id, version))
 
-    def send(self, frame: dict[str, Any]) -> None:
-        self._outbox.put_nowait(_Frame(frame))
+    def send(self, frame: ServerFrame) -> None:
+        self._put(_Frame(frame))
 
-    def refuse(self, frame: dict[str, Any]) -> None:
+    def refuse(self, frame: ServerFrame) -> None:
         """A command's error, after the events committed before it (events, then the reply:
         a refused false catch still commits the catcher's penalty)."""
-        self._outbox.put_nowait(_Frame(frame, catch_up=True))
+        self._put(_Frame(frame, catch_up=True))
 
-    def close(self, code: int) -> None:
-        self._outbox.put_nowait(_Close(code))
+    def close(self, code: int, reason: str = "") -> None:
+        """Close after what is already queued (a replaced socket, a seat that left)."""
+        if not self.closed:
+            self._items.append(_Close(code, reason))
+            self._ready.set()
+
+    def abort(self, code: int, reason: str) -> None:
+        """Close now, dropping what is queued: the client broke a limit."""
+        if self.closed:
+            return
+        self.closed = True
+        self._items.clear()
+        if self._task is not None:
+            self._task.cancel()
+        asyncio.get_running_loop().create_task(self._close_socket(code, reason))
 
     async def stop(self) -> None:
         self.closed = True
@@ -121,136 +140,124 @@ class Connection:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
 
+    def _put(self, item: _Item) -> None:
+        if self.closed:
+            return
+        if len(self._items) >= self._max_items:
+            log.info("closed a socket whose outbox is full (it does not read)")
+            self.abort(CLOSE_POLICY, "not reading")
+            return
+        self._items.append(item)
+        self._ready.set()
+
     # --- the sender ------------------------------------------------------------------
 
     async def _run(self) -> None:
         try:
             while True:
-                item = await self._outbox.get()
+                if not self._items:
+                    self._ready.clear()
+                    await self._ready.wait()
+                    continue
+                item = self._items.popleft()
                 if isinstance(item, _Resume):
                     await self._resume(item.since)
                 elif isinstance(item, _CatchUp):
                     self._catch_up_queued = False
-                    await self._catch_up_to_latest()
+                    await self._catch_up(self.version + 1)
                 elif isinstance(item, _Ack):
                     await self._catch_up(item.version)
-                    await self._send(
-                        {"type": "ack", "id": item.command_id, "version": item.version}
-                    )
+                    await self._send(frames.ack(item.command_id, item.version))
                 elif isinstance(item, _Frame):
                     if item.catch_up:
-                        await self._catch_up_to_latest()
-                    await self._send(item.frame)
+                        await self._catch_up(self.version + 1)
+                    await self._send(frames.encode(item.frame))
                 else:
                     self.closed = True
-                    await self.websocket.close(code=item.code)
+                    await self._close_socket(item.code, item.reason)
                     return
         except asyncio.CancelledError:
             raise
+        except TimeoutError:
+            log.info("closed a socket that did not read for %.0f s", self._send_timeout)
+            self.closed = True
+            await self._close_socket(CLOSE_POLICY, "not reading")
         except Exception as exc:  # a closed socket ends the sender; the endpoint cleans up
             log.debug("sender stopped: %s", type(exc).__name__)
             self.closed = True
             # If the socket is still open (the failure was ours), close it so the client
             # reconnects and resumes instead of waiting on a silent socket.
-            with contextlib.suppress(Exception):
-                await self.websocket.close(code=1011)
+            await self._close_socket(1011, "")
 
-    async def _send(self, frame: dict[str, Any]) -> None:
-        await self.websocket.send_text(json.dumps(frame, separators=(",", ":")))
+    async def _send(self, text: str) -> None:
+        # A client that does not read blocks the send once the buffers are full: bounded.
+        await asyncio.wait_for(self.websocket.send_text(text), self._send_timeout)
+
+    async def _close_socket(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.websocket.close(code=code, reason=reason), 5.0)
 
     async def _resume(self, since: int | None) -> None:
         record = await self.service.store.load(self.room)
         if record is None:  # forgotten between hello and now
-            await self._send({"type": "error", "code": "unauthorized", "message": "no room"})
+            await self._send(frames.encode(frames.error("unauthorized", "no room")))
             self.closed = True
-            await self.websocket.close(code=4401)
+            await self._close_socket(4401, "")
             return
         state = record.state
-        replay: list[Event] | None = None
-        if since is not None and 0 <= since <= state.version:
+        if since is not None and 0 <= since < state.version:
             replay = await self.service.store.events_since(self.room, since)
-        if replay is None:
-            await self._welcome(state)
-            return
-        await self._fill_log(since if since is not None else state.version)
-        for event in replay:
-            if event.version > state.version:
-                break
-            await self._send(self._event_frame(event))
-            self.version = event.version
-        await self._welcome(state, fill_log=False)
-
-    async def _catch_up_to_latest(self) -> None:
-        await self._catch_up(self.version + 1)
+            if replay:
+                seat = self._seat(state)
+                frame = frames.merged_frame(replay, state, seat, self.service.clock(), since)
+                # A resume from far back is answered by the welcome alone: a replay is
+                # bounded, so a small `hello` cannot draw a large answer.
+                if len(frame) <= self._resume_max_bytes:
+                    await self._send(frame)
+        await self._welcome(state)
 
     async def _catch_up(self, target: int) -> None:
         if self.version >= target:
             return
-        events = await self.service.store.events_since(self.room, self.version)
-        if events is None:
+        commits = await self.service.store.commits_since(self.room, self.version)
+        if commits is None:
             # Too far behind for the history (or the room is gone): start afresh.
             record = await self.service.store.load(self.room)
             if record is not None:
                 await self._welcome(record.state)
             return
-        for event in events:
-            await self._send(self._event_frame(event))
-            self.version = event.version
+        now = self.service.clock()
+        behind: list[Commit] = []  # commits without a kept state, merged into the next one
+        for commit in commits:
+            if commit.state is None or commit.first <= self.version:
+                behind.append(commit)
+                continue
+            seat = self._seat(commit.state)
+            if behind:
+                events: list[Event] = [e for c in (*behind, commit) for e in c.events]
+                text = frames.merged_frame(events, commit.state, seat, now, self.version)
+                behind = []
+            else:
+                text = frames.commit_frames(commit, now).for_seat(seat)
+            await self._send(text)
+            self.version = commit.last
+        if behind:  # only when the newest commit lost its state: start afresh
+            record = await self.service.store.load(self.room)
+            if record is not None:
+                await self._welcome(record.state)
 
-    async def _welcome(self, state: State, *, fill_log: bool = True) -> None:
-        if fill_log:
-            await self._fill_log(state.version)
+    async def _welcome(self, state: State) -> None:
+        recent = await self.service.store.events_since(
+            self.room, max(0, state.version - frames.LOG_SIZE)
+        )
         who = self.identity
         seat = self._seat(state)
-        view = engine.view(state, seat, self.service.clock())
-        view["log"] = list(self._log)
-        await self._send(
-            {
-                "type": "welcome",
-                "you": {"seat": seat, "player_id": who.member_id, "role": who.role},
-                "version": state.version,
-                "view": view,
-            }
-        )
+        role: Role = "player" if who.role == "player" else "spectator"
+        you = You(seat=seat, player_id=who.member_id, role=role)
+        await self._send(frames.welcome(state, seat, you, self.service.clock(), recent or ()))
         self.version = state.version
 
-    async def _fill_log(self, version: int) -> None:
-        self._log.clear()
-        recent = await self.service.store.events_since(self.room, max(0, version - LOG_SIZE))
-        for event in recent or ():
-            if event.version > version:
-                break
-            self._log.append(log_entry(event))
-
-    def _seat(self, state: State | None) -> int | None:
-        if state is None or self.identity.role != "player":
+    def _seat(self, state: State) -> int | None:
+        if self.identity.role != "player":
             return None
         return engine.seat_of(state, self.identity.member_id)
-
-    def _event_frame(self, event: Event) -> dict[str, Any]:
-        assert event.after is not None, "room history keeps the state after each event"
-        seat = self._seat(event.after)
-        redacted = engine.redact(event, seat)
-        self._log.append(log_entry(event))
-        view = engine.view(event.after, seat, self.service.clock())
-        view["log"] = list(self._log)
-        return {"type": "event", "version": event.version, "event": redacted, "view": view}
-
-
-def log_entry(event: Event) -> dict[str, Any]:
-    """What everybody may read about `event`, without card ids or revealed hands."""
-    entry = _scrub(engine.redact(event, None))
-    assert isinstance(entry, dict)
-    return {"version": event.version, **entry}
-
-
-def _scrub(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            k: _scrub(v)
-            for k, v in value.items()
-            if k not in _LOG_DROPPED_KEYS and not (k == "card" and isinstance(v, int))
-        }
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    return value

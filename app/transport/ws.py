@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from app.engine.actions import Leave
 from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
+from app.transport import frames
 from app.transport.commands import Command, FrameError, Hello, Ping, decode, parse, readable_id
-from app.transport.connection import Connection
+from app.transport.connection import CLOSE_POLICY, Connection
+from app.transport.frames import ErrorFrame
 from app.transport.hub import Hub
 from app.transport.ratelimit import TokenBucket
 
@@ -24,6 +27,7 @@ CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN_ORIGIN = 4403
 CLOSE_REPLACED = 4409
 CLOSE_TRY_AGAIN = 1013  # RFC 6455 "try again later": the client reconnects as usual
+CLOSE_LEFT = 1000  # the player left the room: a normal closure
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
@@ -36,13 +40,6 @@ def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> 
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return False
     return host is not None and parts.netloc.lower() == host.lower()
-
-
-def error_frame(code: str, message: str, command_id: str | None = None) -> dict[str, Any]:
-    frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
-    if command_id is not None:
-        frame["id"] = command_id
-    return frame
 
 
 def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRouter:
@@ -104,7 +101,7 @@ async def _handshake(
     try:
         identity = await service.identify(room, frame.token)
     except RoomError as exc:  # the room may exist, but the database cannot say now
-        await websocket.send_json(error_frame(exc.code, exc.message))
+        await websocket.send_text(frames.encode(frames.error(exc.code, exc.message)))
         await websocket.close(code=CLOSE_TRY_AGAIN)
         return None
     if identity is None:
@@ -114,80 +111,122 @@ async def _handshake(
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str) -> None:
-    await websocket.send_json(error_frame(code, message))
+    await websocket.send_text(frames.encode(frames.error(code, message)))
     await websocket.close(code=CLOSE_UNAUTHORIZED)
+
+
+class _Limits:
+    """Per-socket budgets (docs/protocol.md "Limits"). Every frame, valid or not, takes a
+    token; refused frames also spend an error budget, and a client that exhausts it is
+    closed instead of answered, so a flood cannot draw a reply per frame."""
+
+    def __init__(self, config: AppSettings) -> None:
+        self.frames = TokenBucket(config.rate_limit_per_second, config.rate_limit_burst)
+        self.errors = TokenBucket(config.error_budget_per_second, config.error_budget_burst)
+        self.resumes = TokenBucket(config.resume_per_second, config.resume_burst)
+        self.throttled = False  # a `rate_limited` was sent since the last accepted frame
+
+    def refuse(self, conn: Connection, frame: ErrorFrame) -> None:
+        if self.errors.take():
+            conn.send(frame)
+        else:
+            log.info("closed a socket that kept sending refused frames")
+            conn.abort(CLOSE_POLICY, "too many refused frames")
 
 
 async def _serve(
     websocket: WebSocket, conn: Connection, service: RoomService, config: AppSettings
 ) -> None:
-    bucket = TokenBucket(config.rate_limit_per_second, config.rate_limit_burst)
+    limits = _Limits(config)
     while not conn.closed:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
             return
-        allowed = bucket.take()
         text = message.get("text")
+        if not limits.frames.take():
+            # Over the rate: one `rate_limited` per streak, then silence, and the streak
+            # spends the error budget until the socket is closed.
+            command_id = None
+            if isinstance(text, str) and len(text) <= config.max_frame_bytes // 4:
+                with contextlib.suppress(FrameError):
+                    command_id = readable_id(decode(text))
+            if not limits.throttled:
+                limits.throttled = True
+                limits.refuse(
+                    conn, frames.error("rate_limited", "too many frames, slow down", command_id)
+                )
+            elif not limits.errors.take():
+                log.info("closed a socket that stayed over the rate limit")
+                conn.abort(CLOSE_POLICY, "rate limit")
+            continue
+        limits.throttled = False
         if not isinstance(text, str):
-            conn.send(error_frame("bad_frame", "frames are JSON text"))
+            limits.refuse(conn, frames.error("bad_frame", "frames are JSON text"))
             continue
         # Characters never outnumber bytes, so most frames skip the encoding.
         if len(text) > config.max_frame_bytes // 4 and (
             len(text.encode("utf-8", "surrogatepass")) > config.max_frame_bytes
         ):
-            conn.send(
-                error_frame("too_large", f"frames are limited to {config.max_frame_bytes} bytes")
+            limits.refuse(
+                conn,
+                frames.error("too_large", f"frames are limited to {config.max_frame_bytes} bytes"),
             )
             continue
         try:
-            data = decode(text)
+            frame = parse(decode(text))
         except FrameError as exc:
-            conn.send(error_frame(exc.code, exc.message))
-            continue
-        if not allowed:
-            conn.send(error_frame("rate_limited", "too many frames, slow down", readable_id(data)))
-            continue
-        try:
-            frame = parse(data)
-        except FrameError as exc:
-            conn.send(error_frame(exc.code, exc.message, exc.command_id))
+            limits.refuse(conn, frames.error(exc.code, exc.message, exc.command_id))
             continue
         if isinstance(frame, Ping):
-            pong: dict[str, Any] = {"type": "pong", "server_time": int(time.time() * 1000)}
-            if frame.command_id is not None:
-                pong["id"] = frame.command_id
-            conn.send(pong)
+            conn.send(frames.pong(int(time.time() * 1000), frame.command_id))
         elif isinstance(frame, Hello):
-            await _hello_again(conn, service, frame)
+            if limits.resumes.take():
+                await _hello_again(conn, service, frame, limits)
+            else:
+                limits.refuse(conn, frames.error("rate_limited", "too many hellos, slow down"))
         else:
-            await _command(conn, service, frame)
+            await _command(conn, service, frame, limits)
 
 
-async def _hello_again(conn: Connection, service: RoomService, hello: Hello) -> None:
+async def _hello_again(
+    conn: Connection, service: RoomService, hello: Hello, limits: _Limits
+) -> None:
     """The server always answers `hello` with a `welcome` (PROTOCOL.md): the same credential
     again resumes this socket from `since`; another one cannot switch its identity."""
     try:
         identity = await service.identify(conn.room, hello.token)
     except RoomError as exc:
-        conn.send(error_frame(exc.code, exc.message))
+        conn.send(frames.error(exc.code, exc.message))
         return
     if identity is None or identity.member_id != conn.identity.member_id:
-        conn.send(error_frame("bad_frame", "this socket is already authenticated"))
+        limits.refuse(conn, frames.error("bad_frame", "this socket is already authenticated"))
         return
     conn.resume(hello.since)
 
 
-async def _command(conn: Connection, service: RoomService, command: Command) -> None:
+async def _command(
+    conn: Connection, service: RoomService, command: Command, limits: _Limits
+) -> None:
     if conn.identity.role != "player":
-        conn.send(error_frame("unauthorized", "spectators are read-only", command.command_id))
+        limits.refuse(
+            conn, frames.error("unauthorized", "spectators are read-only", command.command_id)
+        )
         return
     try:
         outcome = await service.submit(conn.room, conn.identity, command)
     except Exception:  # an engine or store bug must not drop the player's socket
         log.exception("command %s failed", command.type)
-        conn.send(error_frame("internal", "the server could not apply that", command.command_id))
+        conn.send(frames.error("internal", "the server could not apply that", command.command_id))
         return
     if outcome.version is None:
-        conn.refuse(error_frame(outcome.code or "bad_command", outcome.message, command.command_id))
+        error = frames.error(outcome.code or "bad_command", outcome.message, command.command_id)
+        if limits.errors.take():
+            conn.refuse(error)
+        else:
+            conn.abort(CLOSE_POLICY, "too many refused frames")
         return
     conn.ack(command.command_id, outcome.version)
+    if isinstance(command.action, Leave):
+        # The seat is no longer this credential's (a bot plays it): end the socket after
+        # the ack; the token is refused from now on.
+        conn.close(CLOSE_LEFT, "left the room")

@@ -1,0 +1,189 @@
+"""Server frames (PROTOCOL v2 section 3), typed and encoded once.
+
+An `events` frame carries every event of one commit and the recipient's view after the last
+of them. What is the same for every recipient (the public events, the settings, the seats,
+the table) is encoded once per commit and spliced into each recipient's frame as an
+`orjson.Fragment`; only a seat's own part (its private event parts, its hand and moves) is
+encoded per seat. Spectators share one encoded frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, TypedDict
+
+import orjson
+
+from app import engine
+from app.engine.events import Event
+from app.engine.state import State
+from app.engine.view import flip_in_round, public_view, seats_view, you_view
+from app.store.rooms import Commit
+
+Role = Literal["player", "spectator"]
+
+LOG_SIZE = 20  # recent public events carried in the welcome's `view.log`
+# The log is public and carries no card ids: an old entry must not name a card that has since
+# moved into another hand (a swap, a reshuffle), and revealed hands stay in their event.
+_LOG_DROPPED_KEYS = frozenset({"id", "hands", "hand", "cards"})
+
+
+class You(TypedDict):
+    seat: int | None
+    player_id: str
+    role: Role
+
+
+class WelcomeFrame(TypedDict):
+    type: Literal["welcome"]
+    you: You
+    version: int
+    view: dict[str, Any]
+
+
+class EventsFrame(TypedDict):
+    type: Literal["events"]
+    version: int
+    events: list[Any]  # event objects, or their pre-encoded fragments
+    view: dict[str, Any]
+
+
+class AckFrame(TypedDict):
+    type: Literal["ack"]
+    id: str
+    version: int
+
+
+class ErrorFrame(TypedDict, total=False):
+    type: Literal["error"]
+    id: str
+    code: str
+    message: str
+
+
+class PongFrame(TypedDict, total=False):
+    type: Literal["pong"]
+    id: str
+    server_time: int
+
+
+ServerFrame = WelcomeFrame | EventsFrame | AckFrame | ErrorFrame | PongFrame
+
+
+def encode(frame: ServerFrame) -> str:
+    return orjson.dumps(frame).decode()
+
+
+def ack(command_id: str, version: int) -> str:
+    return encode(AckFrame(type="ack", id=command_id, version=version))
+
+
+def error(code: str, message: str, command_id: str | None = None) -> ErrorFrame:
+    frame = ErrorFrame(type="error", code=code, message=message)
+    if command_id is not None:
+        frame["id"] = command_id
+    return frame
+
+
+def pong(server_time: int, command_id: str | None = None) -> PongFrame:
+    frame = PongFrame(type="pong", server_time=server_time)
+    if command_id is not None:
+        frame["id"] = command_id
+    return frame
+
+
+def redacted(event: Event, seat: int | None) -> dict[str, Any]:
+    """The event as `seat` sees it on the wire: its version, kind and visible fields."""
+    return {"version": event.version, **engine.redact(event, seat)}
+
+
+class CommitFrames:
+    """The `events` frames of one commit, one per recipient seat, built on first request."""
+
+    __slots__ = ("_by_seat", "_events", "_now", "_public", "_public_events", "_state")
+
+    def __init__(self, events: Sequence[Event], state: State, now: int) -> None:
+        self._events = events
+        self._state = state
+        self._now = now
+        self._by_seat: dict[int | None, str] = {}
+        self._public: dict[str, Any] | None = None
+        self._public_events: list[orjson.Fragment] | None = None
+
+    def for_seat(self, seat: int | None) -> str:
+        frame = self._by_seat.get(seat)
+        if frame is None:
+            frame = self._by_seat[seat] = self._build(seat)
+        return frame
+
+    def _build(self, seat: int | None) -> str:
+        state = self._state
+        if self._public is None:
+            public = public_view(state, self._now)
+            for key in ("settings", "seats", "state"):
+                public[key] = orjson.Fragment(orjson.dumps(public[key]))
+            self._public = public
+            self._public_events = [
+                orjson.Fragment(orjson.dumps(redacted(e, None))) for e in self._events
+            ]
+        assert self._public_events is not None
+        view = dict(self._public)
+        events: list[Any] = self._public_events
+        if seat is not None and 0 <= seat < len(state.seats):
+            view["you"] = you_view(state, seat)
+            if flip_in_round(state):  # a holder does not see its own backs
+                view["seats"] = seats_view(state, seat)
+            if any(seat in e.private for e in self._events):
+                events = [
+                    redacted(e, seat) if seat in e.private else public
+                    for e, public in zip(self._events, self._public_events, strict=True)
+                ]
+        return encode(EventsFrame(type="events", version=state.version, events=events, view=view))
+
+
+def commit_frames(commit: Commit, now: int) -> CommitFrames:
+    """The commit's shared frame builder (kept on the commit while its state is kept)."""
+    cached = commit.cache
+    if isinstance(cached, CommitFrames):
+        return cached
+    assert commit.state is not None, "frames are built only of commits whose state is kept"
+    frames = CommitFrames(commit.events, commit.state, now)
+    commit.cache = frames
+    return frames
+
+
+def merged_frame(
+    events: Sequence[Event], state: State, seat: int | None, now: int, after: int
+) -> str:
+    """One frame for several commits (a client far behind, or a resume): the events after
+    `after`, and the view of `state`, the end of the last of them."""
+    items = [redacted(e, seat) for e in events if e.version > after]
+    view = public_view(state, now, seat)
+    if seat is not None and 0 <= seat < len(state.seats):
+        view["you"] = you_view(state, seat)
+    return encode(EventsFrame(type="events", version=state.version, events=items, view=view))
+
+
+def welcome(state: State, seat: int | None, you: You, now: int, recent: Sequence[Event]) -> str:
+    view = engine.view(state, seat, now)
+    view["log"] = [log_entry(e) for e in recent if e.version <= state.version][-LOG_SIZE:]
+    return encode(WelcomeFrame(type="welcome", you=you, version=state.version, view=view))
+
+
+def log_entry(event: Event) -> dict[str, Any]:
+    """What everybody may read about `event`, without card ids or revealed hands."""
+    entry = _scrub(engine.redact(event, None))
+    assert isinstance(entry, dict)
+    return {"version": event.version, **entry}
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: _scrub(v)
+            for k, v in value.items()
+            if k not in _LOG_DROPPED_KEYS and not (k == "card" and isinstance(v, int))
+        }
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value
