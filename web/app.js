@@ -135,9 +135,6 @@ function onFrame(f) {
     case 'events':
       applyEvents(f.events || [], f.view, f.version);
       break;
-    case 'event': // TEMPORARY: a wire v1 server, until branch v2 is merged
-      applyEvents([{ ...f.event, version: f.version }], f.view, f.version);
-      break;
     case 'ack':
       answered(f.id);
       break;
