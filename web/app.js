@@ -5,8 +5,6 @@ import { loadSession, forgetSession } from './api.js';
 import { RoomSocket } from './socket.js';
 import { describe } from './events.js';
 import { playEvents } from './motion.js';
-import { homeScreen, joinScreen } from './home.js';
-import { tournamentScreen, tableIsReady } from './tournament.js';
 import { lobbyScreen } from './lobby.js';
 import { tableScreen, tickTimers, NARROW } from './table.js';
 
@@ -339,6 +337,15 @@ const actions = {
 
 let lastScreen = null;
 
+// Page code loaded when first needed: a seated player's room page needs neither the home and
+// join forms nor the tournament page.
+const pages = { home: null, tournament: null };
+const PAGE_MODULES = { home: () => import('./home.js'), tournament: () => import('./tournament.js') };
+
+function loadPage(name) {
+  PAGE_MODULES[name]().then((m) => { pages[name] = m; render(); });
+}
+
 function render() {
   setConn(S.conn);
   const label = document.getElementById('room-label');
@@ -349,12 +356,16 @@ function render() {
   const mine = S.conn !== 'replaced' && S.view?.status === 'playing' && S.view.you && S.view.state?.turn === S.view.you.seat;
   document.title = mine ? `● ${t('table.your_turn')} — ${t('app.title')}` : t('app.title');
   // Likewise on the tournament page when this entrant's next table is ready.
-  if (S.route.name === 'tournament' && tableIsReady(S.route.code)) document.title = `● ${t('tour.table_ready')} — ${t('app.title')}`;
+  if (S.route.name === 'tournament' && pages.tournament?.tableIsReady(S.route.code)) document.title = `● ${t('tour.table_ready')} — ${t('app.title')}`;
   let screen;
-  switch (screenName()) {
-    case 'home': screen = homeScreen(S, actions); break;
-    case 'tournament': screen = tournamentScreen(S, actions); break;
-    case 'join': screen = joinScreen(S, actions); break;
+  const need = { home: 'home', join: 'home', tournament: 'tournament' }[screenName()];
+  if (need && !pages[need]) {
+    loadPage(need);
+    screen = h('section', { class: 'panel center', testid: 'loading' }, h('p', {}, t('join.loading')));
+  } else switch (screenName()) {
+    case 'home': screen = pages.home.homeScreen(S, actions); break;
+    case 'tournament': screen = pages.tournament.tournamentScreen(S, actions); break;
+    case 'join': screen = pages.home.joinScreen(S, actions); break;
     case 'connecting':
       screen = h('section', { class: 'panel center', testid: 'connecting' }, h('p', {}, t('conn.connecting')));
       break;
@@ -398,7 +409,7 @@ function buildLanguageSwitcher() {
   document.getElementById('skip-link').textContent = t('a11y.skip');
 }
 
-setLanguage(initialLanguage());
+await setLanguage(initialLanguage());
 buildLanguageSwitcher();
 onLanguageChange(() => { buildLanguageSwitcher(); render(); });
 window.addEventListener('popstate', start);

@@ -4,7 +4,6 @@ import { t, errorText as errorByCode } from './i18n/index.js';
 import { clampName, nameProblem, normalName } from './names.js';
 import { api, ApiError, saveSession, knownSessions, rememberedName, rememberName } from './api.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
-import { hostTournamentPanel } from './tournament.js';
 
 function errorText(err) {
   return errorByCode(err instanceof ApiError ? err.code : 'generic');
@@ -105,7 +104,20 @@ export function homeScreen(S, actions) {
           href: `/r/${encodeURIComponent(r.room)}`,
           onclick: (e) => { e.preventDefault(); actions.navigate(`/r/${encodeURIComponent(r.room)}`); },
         }, t('home.recent_room', { name: r.name || '', code: r.room.slice(0, 8) })))) ) : null),
-    hostTournamentPanel(actions));
+    tournamentSlot(actions));
+}
+
+// The tournament form is the tournament page's code: loaded after the home page shows.
+let tournamentModule = null;
+
+function tournamentSlot(actions) {
+  if (tournamentModule) return tournamentModule.hostTournamentPanel(actions);
+  const slot = h('div', { testid: 'tournament-slot' });
+  import('./tournament.js').then((m) => {
+    tournamentModule = m;
+    if (slot.isConnected) slot.replaceWith(m.hostTournamentPanel(actions));
+  });
+  return slot;
 }
 
 /** The room code from a pasted invite link (".../r/CODE") or a bare code. */

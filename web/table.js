@@ -47,7 +47,7 @@ function seatTile(S, actions, seat, index, count) {
   },
   h('div', { class: 'seat-head' },
     isTurn && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, `seat-${seat.seat}-timer`) : null,
-    h('span', { class: 'seat-name' }, seat.name),
+    h('span', { class: 'seat-name', dir: 'auto', title: seat.name }, seat.name),
     seatBadges(seat, view)),
   h('div', { class: 'seat-cards' },
     Array.isArray(seat.backs) && seat.backs.length
@@ -222,7 +222,7 @@ function scoreboard(S) {
     scoring && scoring !== 'none' && target ? h('p', { class: 'muted' }, t(scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: formatNumber(target) })) : null,
     h('table', { class: 'scores' },
       h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `score-${seat.seat}` },
-        h('td', {}, seat.name),
+        h('td', { class: 'name', dir: 'auto' }, seat.name),
         h('td', { class: 'num' }, formatNumber(seat.score ?? 0)),
         target && scoring !== 'none' ? h('td', { class: 'bar-cell' }, h('span', { class: 'bar', style: { '--p': `${Math.min(100, (100 * (seat.score ?? 0)) / target)}%` } })) : null)))),
     view.match_id ? h('a', { href: `/api/matches/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
@@ -266,7 +266,7 @@ export function tableScreen(S, actions) {
           h('button', { type: 'button', class: 'primary', testid: 'back-btn', onclick: () => actions.send({ type: 'back' }, { at: false }) }, t('afk.back')))
           : null,
         me ? h('div', { class: 'me-head', testid: `seat-${me.seat}` },
-          h('span', { class: 'seat-name' }, me.name, ` (${t('seat.you')})`),
+          h('span', { class: 'seat-name', dir: 'auto' }, me.name), ' ', h('span', { class: 'muted' }, `(${t('seat.you')})`),
           me.uno ? h('span', { class: 'badge uno', testid: 'my-uno' }, t('seat.uno')) : null,
           seatBadges(me, view)) : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
         view.you ? actionBar(S, actions) : null,

@@ -127,3 +127,5 @@ class FakeSite:
             script += f"localStorage.setItem('uno.lang', '{lang}');"
         self.page.evaluate(script)
         self.page.goto(f"{ORIGIN}/r/{room}")
+        # Pushed frames reach only an open socket: wait for the page's hello.
+        self.page.wait_for_function("window.uno && window.uno.state.view !== null")

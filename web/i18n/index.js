@@ -1,15 +1,19 @@
-// Language selection and lookup. Every visible string comes from one of these catalogs.
-import en from './en.js';
-import tr from './tr.js';
-import fi from './fi.js';
-import fa from './fa.js';
+// Language selection and lookup. Every visible string comes from one of these catalogs; only
+// the active one is loaded (they all have the same keys, a test checks it).
 
 export const LANGUAGES = {
-  en: { name: 'English', dir: 'ltr', catalog: en },
-  tr: { name: 'Türkçe', dir: 'ltr', catalog: tr },
-  fi: { name: 'Suomi', dir: 'ltr', catalog: fi },
-  fa: { name: 'فارسی', dir: 'rtl', catalog: fa },
+  en: { name: 'English', dir: 'ltr' },
+  tr: { name: 'Türkçe', dir: 'ltr' },
+  fi: { name: 'Suomi', dir: 'ltr' },
+  fa: { name: 'فارسی', dir: 'rtl' },
 };
+
+const catalogs = {};
+
+async function load(code) {
+  if (!catalogs[code]) catalogs[code] = (await import(`./${code}.js`)).default;
+  return catalogs[code];
+}
 
 const STORAGE_KEY = 'uno.lang';
 let current = 'en';
@@ -29,8 +33,10 @@ export function language() {
   return current;
 }
 
-export function setLanguage(code, { remember = false } = {}) {
+/** Load the language's catalog, then switch every string (and the direction) to it. */
+export async function setLanguage(code, { remember = false } = {}) {
   if (!LANGUAGES[code]) code = 'en';
+  await load(code);
   current = code;
   document.documentElement.lang = code;
   document.documentElement.dir = LANGUAGES[code].dir;
@@ -45,18 +51,23 @@ export function onLanguageChange(fn) {
 
 /** Look `key` up in the current catalog (English as fallback) and fill {placeholders}. */
 export function t(key, params) {
-  const text = LANGUAGES[current].catalog[key] ?? en[key] ?? key;
+  const text = catalogs[current]?.[key] ?? key;
   if (!params) return text;
   // Numbers are written in the language's digits (Persian uses its own).
+  // In a right-to-left language every inserted text (a name, a card) is isolated, so "Bob!"
+  // or "Ali (2)" keep their own direction instead of taking the sentence's.
+  const rtl = LANGUAGES[current].dir === 'rtl';
   return text.replace(/\{(\w+)\}/g, (_, name) => {
     const value = params[name];
-    return typeof value === 'number' ? formatNumber(value) : (value ?? '').toString();
+    if (typeof value === 'number') return formatNumber(value);
+    const str = (value ?? '').toString();
+    return rtl && str ? `\u2068${str}\u2069` : str;
   });
 }
 
 /** True when the current catalog (or English) has `key`. */
 export function has(key) {
-  return key in LANGUAGES[current].catalog || key in en;
+  return key in (catalogs[current] || {});
 }
 
 export function formatNumber(n) {
@@ -74,5 +85,5 @@ function safeSet(key, value) {
 /** A server error in the player's language, by its `code` (never the server's English text). */
 export function errorText(code) {
   const key = `err.${code}`;
-  return key in en ? t(key) : t('err.generic');
+  return has(key) ? t(key) : t('err.generic');
 }
