@@ -1,8 +1,6 @@
 // Home (create a room, host a tournament), the join-by-link form.
-import { h } from './dom.js';
-import { t, errorText as errorByCode } from './i18n/index.js';
+import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName } from './core.js';
 import { clampName, nameProblem, normalName } from './names.js';
-import { api, ApiError, saveSession, knownSessions, rememberedName, rememberName } from './api.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 function errorText(err) {

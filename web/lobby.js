@@ -1,6 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h } from './dom.js';
-import { t } from './i18n/index.js';
+import { h, t } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {

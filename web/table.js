@@ -1,14 +1,8 @@
-// The table: opponents, piles, your hand and every move the view offers; the round summary.
-import { h } from './dom.js';
-import { t, formatNumber } from './i18n/index.js';
-import { cardEl, backEl, cardName, colorName, cardsText, handOrder } from './cards.js';
-import { seatName, describe } from './events.js';
+// The table: opponents, piles, your hand and every move the view offers; playing a card
+// (color and seat pickers), the round summary, and the flights of played and drawn cards.
+import { h, t, formatNumber, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton } from './lobby.js';
-import { ring } from './rings.js';
-import { colorButtons, beginPlay, pickerOverlay } from './pickers.js';
-import { summaryOverlay, betweenRounds } from './summary.js';
 
-export { tickTimers } from './rings.js';
 
 // The same breakpoint as the phone rules of style.css; app.js re-renders when it is crossed.
 export const NARROW = window.matchMedia('(max-width: 820px)');
@@ -279,4 +273,210 @@ export function tableScreen(S, actions) {
       view.you ? leaveButton(S, actions) : null),
     pickerOverlay(S, actions),
     summaryOverlay(S, actions));
+}
+
+// === playing a card: pickers =============================================================
+// Playing a card: ask for a color and a target when the move needs them, then send `play`.
+
+function playMove(view, cardId) {
+  return (view.you?.moves?.play || []).find((m) => m.card === cardId) || null;
+}
+
+export function colorButtons(colors, onPick, prefix) {
+  return h('div', { class: 'colors', role: 'group' }, colors.map((c) => h('button', {
+    type: 'button', class: ['swatch', `c-${c}`], testid: `${prefix}-${c}`,
+    onclick: () => onPick(c),
+  }, h('span', { class: 'swatch-dot', 'aria-hidden': 'true' }), colorName(c))));
+}
+
+/** Begin playing a card: ask for a color and a target when the move needs them, then send. */
+export function beginPlay(S, actions, cardId) {
+  const move = playMove(S.view, cardId);
+  if (!move) {
+    actions.toast(t('table.cannot_play'));
+    return;
+  }
+  S.picker = { move, color: null };
+  continuePlay(S, actions);
+}
+
+function continuePlay(S, actions) {
+  const p = S.picker;
+  if (!p) return;
+  if (p.move.colors && p.move.colors.length && !p.color) {
+    p.type = 'color';
+  } else if (p.move.targets && p.move.targets.length && p.target == null) {
+    p.type = 'target';
+  } else {
+    const cmd = { type: 'play', card: p.move.card };
+    if (p.color) cmd.color = p.color;
+    if (p.target != null) cmd.target = p.target;
+    if (S.unoArmed) cmd.uno = true;
+    S.picker = null;
+    S.unoArmed = false;
+    actions.send(cmd);
+  }
+  actions.render();
+  if (S.picker) queueMicrotask(() => document.querySelector('.picker button')?.focus());
+}
+
+export function pickerOverlay(S, actions) {
+  const p = S.picker;
+  if (!p || !p.type) return null;
+  const cancel = () => { S.picker = null; actions.render(); };
+  const card = (S.view.you?.hand || []).find((c) => c.id === p.move.card);
+  let body;
+  if (p.type === 'color') {
+    body = [h('h2', { id: 'picker-title' }, t('picker.color')),
+      colorButtons(p.move.colors, (c) => { p.color = c; continuePlay(S, actions); }, 'pick-color')];
+  } else {
+    body = [h('h2', { id: 'picker-title' }, t('picker.target')),
+      h('div', { class: 'targets', role: 'group' }, p.move.targets.map((seat) => h('button', {
+        type: 'button', class: 'target', testid: `pick-target-${seat}`,
+        onclick: () => { p.target = seat; continuePlay(S, actions); },
+      }, seatName(S.view, seat), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
+  }
+  return h('div', {
+    class: 'overlay', testid: 'picker', dataset: { focusKeep: '' },
+    onkeydown: (e) => { if (e.key === 'Escape') cancel(); else trapTab(e, e.currentTarget); },
+    onclick: (e) => { if (e.target === e.currentTarget) cancel(); },
+  }, h('div', { class: 'picker panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'picker-title' },
+    card ? cardEl(card, { small: true }) : null,
+    body,
+    h('button', { type: 'button', class: 'ghost', testid: 'picker-cancel', onclick: cancel }, t('picker.cancel'))));
+}
+
+// === the round summary ===================================================================
+// The round summary: every revealed hand, the points, the totals, the match winner.
+
+/** What a player who cannot deal waits for: the timer, or the host (who deals by hand). */
+export function waitingText(view, nextAt) {
+  const matchOver = view.status === 'match_over';
+  if (nextAt) return t(matchOver ? 'summary.waiting_match' : 'summary.waiting');
+  return t(matchOver ? 'summary.host_new_match' : 'summary.host_deals', { name: seatName(view, view.host) });
+}
+
+/**
+ * Between rounds with the summary closed: reopen it, and the host's Next round (the room may
+ * wait for the host to deal, so this button must never be out of reach).
+ */
+export function betweenRounds(S, actions) {
+  const view = S.view;
+  if (!['round_over', 'match_over'].includes(view.status) || !S.summaryHidden) return null;
+  const moves = view.you?.moves || {};
+  const isHost = view.you && view.you.seat === view.host;
+  const canStart = 'start' in moves ? !!moves.start : isHost;
+  const nextAt = view.state?.deadlines?.next_round?.at ?? null;
+  return h('div', { class: 'between-rounds row', testid: 'between-rounds' },
+    h('button', {
+      type: 'button', testid: 'summary-open',
+      onclick: () => { S.summaryHidden = false; actions.render(); document.querySelector('[data-testid=summary-close]')?.focus(); },
+    }, t('summary.open')),
+    canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-inline', onclick: () => actions.send({ type: 'start' }) },
+      t(view.status === 'match_over' ? 'summary.new_match' : 'summary.next_round'))
+      : h('span', { class: 'muted', testid: 'between-waiting' }, waitingText(view, nextAt)));
+}
+
+export function summaryOverlay(S, actions) {
+  const view = S.view;
+  const ev = S.summary;
+  if (!['round_over', 'match_over'].includes(view.status) || S.summaryHidden) return null;
+  const me = view.you;
+  const moves = view.you?.moves || {};
+  const isHost = me && me.seat === view.host;
+  const canStart = 'start' in moves ? !!moves.start : isHost;
+  const matchOver = view.status === 'match_over';
+  const winner = S.matchEnd?.winner ?? (matchOver ? ev?.winner : null);
+  const matchId = ev?.match_id || S.matchEnd?.match_id || view.match_id;
+  const target = view.settings?.target_score;
+  const scores = ev?.scores || view.seats.map((x) => x.score ?? 0);
+  // The next round (or match) is dealt by itself at this time, when the room has a pause set.
+  const nextAt = view.state?.deadlines?.next_round?.at ?? null;
+  const close = () => { S.summaryHidden = true; actions.render(); };
+  const onkeydown = (e) => { if (e.key === 'Escape') close(); else trapTab(e, e.currentTarget); };
+  return h('div', { class: 'overlay', onkeydown }, h('div', {
+    class: 'panel summary', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'summary-title', testid: 'round-summary',
+  },
+  h('h2', { id: 'summary-title' }, ev ? t('summary.title', { round: ev.round ?? view.round ?? '' }) : t(`status.${view.status}`)),
+  ev && ev.winner != null ? h('p', { class: 'winner', testid: 'round-winner' }, t('summary.round_winner', { name: seatName(view, ev.winner) })) : null,
+  matchOver && winner != null ? h('p', { class: 'match-winner', testid: 'match-winner' }, '🏆 ', t('summary.match_winner', { name: seatName(view, winner) })) : null,
+  h('table', { class: 'scores summary-table' },
+    h('thead', {}, h('tr', {}, h('th', {}, t('score.player')), h('th', {}, t('summary.hand')), h('th', {}, t('summary.points')), h('th', {}, t('summary.total')))),
+    h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
+      h('td', {}, seat.name),
+      h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
+      h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
+      h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
+  target && view.settings?.scoring !== 'none' ? h('p', { class: 'muted' }, t('score.target', { n: formatNumber(target) })) : null,
+  h('div', { class: 'row' },
+    S.session?.tournament ? h('a', { class: 'button ghost', href: `/t/${encodeURIComponent(S.session.tournament)}`, testid: 'tournament-link' }, t('tour.back')) : null,
+    matchId ? h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
+    canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
+      t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted', testid: 'summary-waiting' }, waitingText(view, nextAt)),
+    nextAt ? ring(nextAt, (view.settings?.next_round_seconds || 10) * 1000, 'next-round-timer') : null,
+    h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: close }, t('summary.close')))));
+}
+
+// === motion ==============================================================================
+// Motion for the events of one frame, in their order: a played card flies from its seat to
+// the pile, drawn cards fly from the pile to the seat (or your hand), one after the other.
+// The view is already rendered; the flights run over it, so nothing waits on them.
+
+const STEP_MS = 260;
+const FLIGHT_MS = 380;
+const REDUCED = window.matchMedia('(prefers-reduced-motion: reduce)');
+
+let queue = Promise.resolve();
+
+function seatBox(seat, mine) {
+  const el = mine ? document.querySelector('[data-testid="hand"]')
+    : document.querySelector(`.felt [data-testid="seat-${seat}"]`);
+  return el?.getBoundingClientRect() ?? null;
+}
+
+function box(testid) {
+  return document.querySelector(`[data-testid="${testid}"]`)?.getBoundingClientRect() ?? null;
+}
+
+function fly(node, from, to) {
+  if (!from || !to) return Promise.resolve();
+  const layer = document.getElementById('motion') || document.body;
+  node.classList.add('flying');
+  node.setAttribute('aria-hidden', 'true');
+  const x0 = from.left + from.width / 2;
+  const y0 = from.top + from.height / 2;
+  const x1 = to.left + to.width / 2;
+  const y1 = to.top + to.height / 2;
+  node.style.left = `${x0}px`;
+  node.style.top = `${y0}px`;
+  layer.append(node);
+  const anim = node.animate(
+    [{ transform: 'translate(-50%, -50%) scale(0.8)' },
+      { transform: `translate(calc(${x1 - x0}px - 50%), calc(${y1 - y0}px - 50%)) scale(1)` }],
+    { duration: FLIGHT_MS, easing: 'cubic-bezier(.2,.7,.3,1)' });
+  return anim.finished.catch(() => {}).then(() => node.remove());
+}
+
+/** The flights of one event, or null when it has none. */
+function flightOf(ev, me) {
+  if (ev.kind === 'card_played' && ev.card) {
+    return () => fly(cardEl(ev.card, { chosenColor: ev.color }), seatBox(ev.seat, ev.seat === me), box('discard'));
+  }
+  if (ev.kind === 'card_drawn') {
+    const n = Math.min(3, ev.count ?? ev.cards?.length ?? 1);
+    return () => Promise.all(Array.from({ length: n }, (_, i) => new Promise((r) => setTimeout(r, i * 80))
+      .then(() => fly(backEl({ small: false }), box('draw-pile'), seatBox(ev.seat, ev.seat === me)))));
+  }
+  return null;
+}
+
+/** Play the events' flights in order (after the frame is rendered). */
+export function playEvents(events, me) {
+  window.__unoMotion = (window.__unoMotion || []).concat(events.map((e) => e.kind)).slice(-50);
+  if (REDUCED.matches || document.hidden) return;
+  for (const ev of events) {
+    const flight = flightOf(ev, me);
+    if (!flight) continue;
+    queue = queue.then(() => Promise.race([flight(), new Promise((r) => setTimeout(r, STEP_MS))]));
+  }
 }

@@ -2,9 +2,7 @@
 // the page /t/CODE (registration, the entrant's table, standings, rounds, winner).
 // The server runs the tournament; this page only shows what GET /api/tournaments/{t} and
 // /me answer, polled every few seconds.
-import { h } from './dom.js';
-import { t, formatNumber } from './i18n/index.js';
-import { api, ApiError, loadSession, saveSession, rememberedName, rememberName } from './api.js';
+import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 export const POLL_MS = 3000;

@@ -385,3 +385,56 @@ def test_d16_away_has_an_im_back_button(make_page: Callable[..., Page]) -> None:
     site.push_event({"kind": "player_returned", "seat": 0}, back)
     expect(page.get_by_test_id("afk-banner")).to_have_count(0)
     expect(page.get_by_test_id("card-1")).to_have_attribute("data-legal", "true")
+
+
+# --- 9 -------------------------------------------------------------------------------------
+
+
+def test_d09_persian_isolates_names_and_keeps_draw_symbols_left_to_right(
+    make_page: Callable[..., Page],
+) -> None:
+    view = fv.classic_view(now_ms())
+    view["seats"][1]["name"] = "Bob!"
+    view["seats"][2]["name"] = "Ali (2)"
+    view["state"]["turn"] = 1
+    view["you"]["moves"].update(play=[], draw=False, catch=[])
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room(lang="fa")
+    status = page.get_by_test_id("turn-status")
+    expect(status).to_contain_text("\u2068Bob!\u2069")
+    assert page.evaluate(
+        "getComputedStyle(document.querySelector('[data-testid=seat-2] .seat-name')).unicodeBidi"
+    ) in ("isolate", "plaintext")
+    assert page.get_by_test_id("seat-2").locator(".seat-name").get_attribute("dir") == "auto"
+    corner = page.get_by_test_id("card-6").locator(".corner").first
+    expect(corner).to_have_text("+2")
+    assert corner.evaluate("(el) => getComputedStyle(el).direction") == "ltr"
+
+
+# --- 10 ------------------------------------------------------------------------------------
+
+
+def test_d10_a_long_unbroken_name_and_word_stay_inside_their_panels(
+    make_page: Callable[..., Page],
+) -> None:
+    long_name = "Maximilianus" * 2 + "Aurelius"[:6]  # 30 letters, no space
+    view = fv.classic_view(now_ms())
+    view["seats"][1]["name"] = long_name
+    view["log"].append(
+        {"kind": "chat", "seat": 1, "name": long_name, "text": "W" * 60, "version": 11}
+    )
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    for selector in ("[data-testid=scoreboard]", ".panel.chat"):
+        fits = page.evaluate(
+            "(sel) => { const el = document.querySelector(sel);"
+            " return el.scrollWidth <= el.clientWidth + 1; }",
+            selector,
+        )
+        assert fits, selector
+    score = page.get_by_test_id("score-1").locator("td.num")
+    board = page.get_by_test_id("scoreboard").bounding_box()
+    box = score.bounding_box()
+    assert board and box and box["x"] + box["width"] <= board["x"] + board["width"]
