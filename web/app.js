@@ -183,6 +183,8 @@ function route() {
   if (m) return { name: 'room', room: decodeURIComponent(m[1]) };
   m = path.match(/^\/t\/([^/]+)\/?$/);
   if (m) return { name: 'tournament', code: decodeURIComponent(m[1]) };
+  m = path.match(/^\/m\/([^/]+)\/?$/);
+  if (m) return { name: 'match', id: decodeURIComponent(m[1]) };
   return { name: 'home' };
 }
 
@@ -484,8 +486,8 @@ let lastScreen = null;
 
 // Page code loaded when first needed: a seated player's room page needs neither the home and
 // join forms nor the tournament page.
-const pages = { home: null, tournament: null };
-const PAGE_MODULES = { home: () => import('./home.js'), tournament: () => import('./tournament.js') };
+const pages = { home: null, tournament: null, match: null };
+const PAGE_MODULES = { home: () => import('./home.js'), tournament: () => import('./tournament.js'), match: () => import('./match.js') };
 
 function loadPage(name) {
   PAGE_MODULES[name]().then((m) => { pages[name] = m; render(); });
@@ -503,13 +505,14 @@ function render() {
   // Likewise on the tournament page when this entrant's next table is ready.
   if (S.route.name === 'tournament' && pages.tournament?.tableIsReady(S.route.code)) document.title = `● ${t('tour.table_ready')} — ${t('app.title')}`;
   let screen;
-  const need = { home: 'home', join: 'home', tournament: 'tournament' }[screenName()];
+  const need = { home: 'home', join: 'home', tournament: 'tournament', match: 'match' }[screenName()];
   if (need && !pages[need]) {
     loadPage(need);
     screen = h('section', { class: 'panel center', testid: 'loading' }, h('p', {}, t('join.loading')));
   } else switch (screenName()) {
     case 'home': screen = pages.home.homeScreen(S, actions); break;
     case 'tournament': screen = pages.tournament.tournamentScreen(S, actions); break;
+    case 'match': screen = pages.match.matchScreen(S, actions); break;
     case 'join': screen = pages.home.joinScreen(S, actions); break;
     case 'connecting':
       screen = h('section', { class: 'panel center', testid: 'connecting' }, h('p', {}, t('conn.connecting')));
@@ -537,6 +540,7 @@ function replacedBanner() {
 function screenName() {
   if (S.route.name === 'home') return 'home';
   if (S.route.name === 'tournament') return 'tournament';
+  if (S.route.name === 'match') return 'match';
   if (!S.session) return 'join';
   if (!S.view) return 'connecting';
   if (S.view.status === 'lobby') return 'lobby';

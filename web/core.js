@@ -295,6 +295,7 @@ export const api = {
   joinRoom: (room, name) => call('POST', `/api/rooms/${encodeURIComponent(room)}/players`, { name }),
   watchRoom: (room, name) => call('POST', `/api/rooms/${encodeURIComponent(room)}/spectators`, { name }),
   roomSummary: (room) => call('GET', `/api/rooms/${encodeURIComponent(room)}`),
+  match: (id) => call('GET', `/api/matches/${encodeURIComponent(id)}`),
   tournament: (code) => call('GET', `/api/tournaments/${encodeURIComponent(code)}`),
   tournamentEnter: (code, name) => call('POST', `/api/tournaments/${encodeURIComponent(code)}/entrants`, { name }),
   tournamentMe: (code, token) => call('GET', `/api/tournaments/${encodeURIComponent(code)}/me`, undefined, token),

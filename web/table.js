@@ -1,6 +1,6 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
-import { h, t, formatNumber, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
+import { h, api, t, formatNumber, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton } from './lobby.js';
 
 
@@ -219,7 +219,7 @@ function scoreboard(S) {
         h('td', { class: 'name', dir: 'auto' }, seat.name),
         h('td', { class: 'num' }, formatNumber(seat.score ?? 0)),
         target && scoring !== 'none' ? h('td', { class: 'bar-cell' }, h('span', { class: 'bar', style: { '--p': `${Math.min(100, (100 * (seat.score ?? 0)) / target)}%` } })) : null)))),
-    view.match_id ? h('a', { href: `/api/matches/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
+    view.match_id ? h('a', { href: `/m/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
 }
 
 function logPanel(S) {
@@ -377,6 +377,30 @@ export function betweenRounds(S, actions) {
       : h('span', { class: 'muted', testid: 'between-waiting' }, waitingText(view, nextAt)));
 }
 
+// The match so far (table and chart) in the summary: match.js and the record load when a
+// summary first shows; the round just ended is added if the record does not have it yet.
+let matchModule = null;
+
+function historyPart(S, actions, matchId) {
+  const ev = S.summary;
+  const key = `${matchId}:${ev?.round ?? ''}`;
+  const rec = S.matchRecord;
+  if (matchModule && rec?.key === key) return matchModule.matchHistory(rec.match);
+  if (S.matchLoading !== key) {
+    S.matchLoading = key;
+    Promise.all([import('./match.js'), api.match(matchId).catch(() => null)]).then(([m, match]) => {
+      matchModule = m;
+      const seats = S.view?.seats || [];
+      const record = match || { players: seats.map((x) => ({ seat: x.seat, name: x.name })), rounds: [], settings: S.view?.settings };
+      const rounds = [...(record.rounds || [])];
+      if (ev?.round && !rounds.some((r) => r.number === ev.round)) rounds.push({ number: ev.round, winner: ev.winner, points: ev.points || [] });
+      S.matchRecord = { key, match: { ...record, rounds } };
+      actions.render();
+    });
+  }
+  return h('p', { class: 'muted', testid: 'history-loading' }, t('join.loading'));
+}
+
 export function summaryOverlay(S, actions) {
   const view = S.view;
   const ev = S.summary;
@@ -410,11 +434,12 @@ export function summaryOverlay(S, actions) {
   target && view.settings?.scoring !== 'none' ? h('p', { class: 'muted' }, t('score.target', { n: formatNumber(target) })) : null,
   h('div', { class: 'row' },
     S.session?.tournament ? h('a', { class: 'button ghost', href: `/t/${encodeURIComponent(S.session.tournament)}`, testid: 'tournament-link' }, t('tour.back')) : null,
-    matchId ? h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
+    matchId ? h('a', { class: 'button ghost', href: `/m/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
     canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
       t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted', testid: 'summary-waiting' }, waitingText(view, nextAt)),
     nextAt ? ring(nextAt, (view.settings?.next_round_seconds || 10) * 1000, 'next-round-timer') : null,
-    h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: close }, t('summary.close')))));
+    h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: close }, t('summary.close'))),
+  matchId ? h('div', { dataset: { key: 'summary-history' } }, historyPart(S, actions, matchId)) : null));
 }
 
 // === motion ==============================================================================

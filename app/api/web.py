@@ -1,4 +1,5 @@
-"""The browser client: `web/index.html` at /, /r/{room} and /t/{code}; `web/` at /assets.
+"""The browser client: `web/index.html` at /, /r/{room}, /t/{code} and /m/{match_id}; `web/`
+at /assets.
 
 Delivery: index.html names its assets under `/assets/v-{hash}/`, the hash of every file of
 `web/` at start-up, so they can be cached for a year (`immutable`) and a deploy changes every
@@ -139,6 +140,10 @@ def mount(app: FastAPI) -> None:
 
     @router.get("/t/{code}", include_in_schema=False)
     async def tournament_page(request: Request, code: str) -> Response:
+        return index(request)
+
+    @router.get("/m/{match_id}", include_in_schema=False)
+    async def match_page(request: Request, match_id: str) -> Response:
         return index(request)
 
     @router.get("/assets/{path:path}", include_in_schema=False)

@@ -438,3 +438,66 @@ def test_d10_a_long_unbroken_name_and_word_stay_inside_their_panels(
     board = page.get_by_test_id("scoreboard").bounding_box()
     box = score.bounding_box()
     assert board and box and box["x"] + box["width"] <= board["x"] + board["width"]
+
+
+# --- 11 ------------------------------------------------------------------------------------
+
+
+def match_record() -> dict[str, Any]:
+    return {
+        "match_id": "m1",
+        "room": "FAKEROOM",
+        "status": "finished",
+        "settings": {"target_score": 100, "scoring": "winner_collects"},
+        "players": [
+            {"seat": 0, "player_id": "p0", "name": "Ayşe"},
+            {"seat": 1, "player_id": "p1", "name": "Mikko"},
+            {"seat": 2, "player_id": "p2", "name": "Bot 3"},
+        ],
+        "rounds": [
+            {"number": 1, "winner": 1, "points": [0, 40, 0], "ended_at": 1},
+            {"number": 2, "winner": 0, "points": [35, 0, 0], "ended_at": 2},
+            {"number": 3, "winner": 0, "points": [70, 0, 0], "ended_at": 3},
+        ],
+        "scores": [105, 40, 0],
+        "winner": 0,
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_d11_the_match_record_is_a_readable_page_with_a_chart(
+    make_page: Callable[..., Page], artifacts: Any, lang: str
+) -> None:
+    page = make_page(locale="fa-IR" if lang == "fa" else "en-US")
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.routes = {"/api/matches/m1": (200, match_record())}
+    page.goto(f"{ORIGIN}/m/m1")
+    expect(page.get_by_test_id("match-page")).to_be_visible()
+    table = page.get_by_test_id("rounds-table")
+    expect(table.locator("tbody tr")).to_have_count(3)
+    expect(page.get_by_test_id("total-0")).to_have_text("105" if lang == "en" else "۱۰۵")
+    expect(page.get_by_test_id("score-chart").locator("polyline")).to_have_count(3)
+    expect(page.get_by_test_id("chart-target")).to_have_count(1)
+    points = page.get_by_test_id("chart-seat-0").locator("polyline").get_attribute("points")
+    assert points and len(points.split()) == 4  # the start and three rounds
+    expect(page.get_by_test_id("match-json")).to_have_attribute("href", "/api/matches/m1")
+    page.screenshot(path=str(artifacts / f"match-page-{lang}.png"), full_page=True)
+
+
+def test_d11_the_summary_links_the_page_and_shows_the_chart(
+    make_page: Callable[..., Page], artifacts: Any
+) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    record = match_record()
+    record["status"] = "running"
+    record["rounds"] = record["rounds"][:2]  # the record lags: the round just ended is added
+    site.routes = {"/api/matches/m1": (200, record)}
+    site.open_room()
+    ended = fv.round_ended_event()
+    ended["round"] = 3
+    site.push_event(ended, round_over_view(host_deals=False, you_host=True))
+    expect(page.get_by_test_id("match-link")).to_have_attribute("href", "/m/m1")
+    expect(page.get_by_test_id("rounds-table").locator("tbody tr")).to_have_count(3)
+    expect(page.get_by_test_id("round-summary").get_by_test_id("score-chart")).to_be_visible()
+    page.screenshot(path=str(artifacts / "summary-chart-en.png"))
