@@ -173,6 +173,8 @@ const S = {
   summaryHidden: false,
   newCards: new Set(),
   inflight: null,     // {id, at} of the turn command awaiting its ack
+  sounds: [],         // the sounds played (names), newest last
+  showKeys: false,    // the keyboard shortcuts list is open
 };
 
 const app = document.getElementById('app');
@@ -343,6 +345,94 @@ function afterEvents(events, before) {
   const turnNow = S.view?.status === 'playing' && seat != null && S.view.state?.turn === seat;
   const turnBefore = before?.status === 'playing' && before.state?.turn === seat;
   if (turnNow && !turnBefore) announce(t('table.your_turn'));
+  // One sound per frame, the most important: round end, a catch, an UNO, your turn.
+  const kinds = new Set(events.map((e) => e.kind));
+  const caught = events.some((e) => e.kind === 'uno_caught' && !e.false_catch);
+  if (kinds.has('round_ended')) sound('round');
+  else if (caught) sound('catch');
+  else if (kinds.has('uno_declared')) sound('uno');
+  else if (turnNow && !turnBefore && before) {
+    sound('turn');
+    if (!muted()) navigator.vibrate?.(120);
+  }
+}
+
+// --- sounds -------------------------------------------------------------------------------
+// Short tones made with WebAudio (no files to load); muted is remembered in localStorage.
+
+const MUTE_KEY = 'uno.mute';
+const TONES = {
+  turn: [[660, 0, 0.12], [880, 0.12, 0.16]],
+  uno: [[523, 0, 0.1], [784, 0.1, 0.1], [1046, 0.2, 0.2]],
+  catch: [[330, 0, 0.16], [220, 0.16, 0.24]],
+  round: [[523, 0, 0.14], [659, 0.14, 0.14], [784, 0.28, 0.3]],
+};
+let audio = null;
+
+function muted() {
+  try { return localStorage.getItem(MUTE_KEY) === '1'; } catch { return false; }
+}
+
+function sound(name) {
+  if (muted() || document.hidden) return;
+  S.sounds.push(name);
+  try {
+    audio ||= new AudioContext();
+    const at = audio.currentTime;
+    for (const [freq, start, len] of TONES[name]) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, at + start);
+      gain.gain.exponentialRampToValueAtTime(0.15, at + start + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, at + start + len);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at + start);
+      osc.stop(at + start + len + 0.02);
+    }
+  } catch { /* no audio here: sounds are a bonus */ }
+}
+
+function buildMute() {
+  const button = document.getElementById('mute');
+  const off = muted();
+  button.textContent = off ? '🔇' : '🔊';
+  button.setAttribute('aria-pressed', String(off));
+  button.setAttribute('aria-label', t(off ? 'sound.off' : 'sound.on'));
+  button.title = t(off ? 'sound.off' : 'sound.on');
+  button.onclick = () => {
+    try { localStorage.setItem(MUTE_KEY, muted() ? '0' : '1'); } catch { /* not remembered */ }
+    buildMute();
+  };
+}
+
+// --- keyboard shortcuts -------------------------------------------------------------------
+// D draw, U UNO, P pass, 1-9 the card at that place in the hand, ? this list.
+
+function onShortcut(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+  if (e.target.closest?.('input, textarea, select, [contenteditable]')) return;
+  if (S.conn === 'replaced' || screenName() !== 'table' || !S.view?.you) return;
+  if (e.key === '?') {
+    S.showKeys = !S.showKeys;
+    render();
+    if (S.showKeys) document.querySelector('[data-testid=keys-close]')?.focus();
+    e.preventDefault();
+    return;
+  }
+  if (document.querySelector('[aria-modal="true"], [role="alertdialog"]')) return;
+  const moves = S.view.you.moves || {};
+  const key = e.key.toLowerCase();
+  if (key === 'd' && moves.draw) send({ type: 'draw' });
+  else if (key === 'p' && moves.pass) send({ type: 'pass' });
+  else if (key === 'u') document.querySelector('[data-testid=uno-btn]:not(:disabled)')?.click();
+  else if (/^[1-9]$/.test(e.key)) {
+    const card = document.querySelectorAll('[data-testid=hand] .card')[Number(e.key) - 1];
+    if (!card) return;
+    card.focus();
+    card.click();
+  } else return;
+  e.preventDefault();
 }
 
 /** Seed the log from the view's recent events (after a reload), keeping what we already have. */
@@ -560,7 +650,9 @@ function buildLanguageSwitcher() {
 
 await setLanguage(initialLanguage());
 buildLanguageSwitcher();
-onLanguageChange(() => { buildLanguageSwitcher(); render(); });
+onLanguageChange(() => { buildLanguageSwitcher(); buildMute(); render(); });
+buildMute();
+document.addEventListener('keydown', onShortcut);
 window.addEventListener('popstate', start);
 NARROW.addEventListener('change', () => render());
 // A clean close on leaving the page, so the server marks the seat away at once.

@@ -80,8 +80,10 @@ function centre(S, actions) {
       onclick: () => actions.send({ type: 'draw' }),
     }, drawTop, h('span', { class: 'pile-count' }, formatNumber(st.draw_count ?? 0))),
     h('div', { class: 'pile discard', testid: 'discard' },
-      st.top ? cardEl(st.top, { chosenColor: st.color, testid: 'discard-top' }) : null,
-      h('span', { class: 'pile-count' }, formatNumber(st.discard_count ?? 0))),
+      // Keyed by the play, so each new top card is a new element and its arrival animates.
+      st.top ? cardEl(st.top, { chosenColor: st.color, testid: 'discard-top', classes: [lastPlay(S) && 'last-play'], attrs: { dataset: { key: `top-${lastPlay(S)?.version ?? st.top.id}` } } }) : null,
+      h('span', { class: 'pile-count' }, formatNumber(st.discard_count ?? 0)),
+      lastPlay(S) ? h('span', { class: 'last-play-by', testid: 'last-play' }, t('table.last_play', { name: playerOf(lastPlay(S)) })) : null),
     h('div', { class: 'table-info' },
       st.color ? h('div', { class: ['current-color', `c-${st.color}`], testid: 'current-color', dataset: { color: st.color } },
         h('span', { class: 'swatch-dot', 'aria-hidden': 'true' }), t('table.color', { color: colorName(st.color) })) : null,
@@ -90,6 +92,99 @@ function centre(S, actions) {
         t(dir === 1 ? 'table.clockwise' : 'table.counter')),
       st.side ? h('div', { class: 'side', testid: 'side' }, t(`side.${st.side}`)) : null,
       st.pending_draw ? h('div', { class: 'pending', testid: 'pending-draw' }, t('table.pending', { n: st.pending_draw })) : null));
+}
+
+// --- recent plays ---------------------------------------------------------------------------
+
+/** The card plays of this round, newest last (from the log the client keeps). */
+function playsThisRound(S) {
+  const out = [];
+  for (const e of S.log) {
+    if (e.event.kind === 'round_started') out.length = 0;
+    else if (e.event.kind === 'card_played' && e.event.card) out.push(e);
+  }
+  return out;
+}
+
+function lastPlay(S) {
+  const plays = playsThisRound(S);
+  const last = plays.at(-1);
+  // Only while that card is the one on the pile (a draw or a flip may have changed it since).
+  const top = S.view?.state?.top;
+  return last && top && (last.event.card.id == null || last.event.card.id === top.id) ? last : null;
+}
+
+function playerOf(entry) {
+  const ev = entry.event;
+  return ev.name || entry.names?.find((x) => x.seat === ev.seat)?.name || t('seat.n', { n: (ev.seat ?? 0) + 1 });
+}
+
+function recentPlays(S) {
+  const plays = playsThisRound(S).slice(-6);
+  if (!plays.length) return null;
+  return h('ol', { class: 'recent-plays', testid: 'recent-plays', 'aria-label': t('table.recent') },
+    plays.map((e, i) => h('li', { class: i === plays.length - 1 && 'newest', dataset: { key: `rp-${e.version}` } },
+      cardEl(e.event.card, { small: true, chosenColor: e.event.color }),
+      h('bdi', { class: 'recent-name' }, playerOf(e)))));
+}
+
+// --- drag a card to the pile ------------------------------------------------------------------
+
+/** Pointer drag from the hand: dropped on the discard pile, the card is played (as a tap). */
+function startDrag(e, S, actions) {
+  const card = e.target.closest?.('.card.legal');
+  if (!card || e.button > 0) return;
+  const x0 = e.clientX;
+  const y0 = e.clientY;
+  let ghost = null;
+  const move = (ev) => {
+    if (!ghost && Math.hypot(ev.clientX - x0, ev.clientY - y0) < 12) return;
+    if (!ghost) {
+      ghost = card.cloneNode(true);
+      ghost.classList.add('drag-ghost');
+      ghost.removeAttribute('data-testid');
+      ghost.setAttribute('aria-hidden', 'true');
+      document.body.append(ghost);
+      card.classList.add('dragging');
+    }
+    ghost.style.left = `${ev.clientX}px`;
+    ghost.style.top = `${ev.clientY}px`;
+  };
+  const end = (ev) => {
+    document.removeEventListener('pointermove', move);
+    document.removeEventListener('pointerup', end);
+    document.removeEventListener('pointercancel', end);
+    if (!ghost) return; // a tap: the click plays it
+    ghost.remove();
+    card.classList.remove('dragging');
+    // The click that ends a drag must not play the card a second time.
+    // (That click comes right after pointerup, if at all; the guard is gone a moment later.)
+    const swallow = (c) => { c.stopImmediatePropagation(); c.preventDefault(); };
+    card.addEventListener('click', swallow, { capture: true, once: true });
+    setTimeout(() => card.removeEventListener('click', swallow, { capture: true }), 0);
+    const pile = document.querySelector('[data-testid=discard]')?.getBoundingClientRect();
+    const over = pile && ev.type === 'pointerup' && ev.clientX >= pile.left - 16 && ev.clientX <= pile.right + 16
+      && ev.clientY >= pile.top - 16 && ev.clientY <= pile.bottom + 16;
+    if (over) beginPlay(S, actions, Number(card.dataset.cardId));
+  };
+  document.addEventListener('pointermove', move);
+  document.addEventListener('pointerup', end);
+  document.addEventListener('pointercancel', end);
+}
+
+// --- keyboard shortcuts help ------------------------------------------------------------------
+
+function keysHelp(S, actions) {
+  if (!S.showKeys) return null;
+  const close = () => { S.showKeys = false; actions.render(); document.querySelector('[data-testid=keys-btn]')?.focus(); };
+  const row = (keys, text) => h('tr', {}, h('th', {}, keys.map((k) => h('kbd', {}, k))), h('td', {}, text));
+  return h('div', { class: 'overlay', onkeydown: (e) => { if (e.key === 'Escape' || e.key === '?') { e.preventDefault(); close(); } else trapTab(e, e.currentTarget); } },
+    h('div', { class: 'panel keys-help', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'keys-title', testid: 'keys-help' },
+      h('h2', { id: 'keys-title' }, t('keys.title')),
+      h('table', {},
+        row(['D'], t('keys.draw')), row(['U'], t('keys.uno')), row(['P'], t('keys.pass')),
+        row(['1', '…', '9'], t('keys.digit')), row(['←', '→', 'Enter'], t('keys.arrows')), row(['?'], t('keys.help_key'))),
+      h('button', { type: 'button', class: 'primary', testid: 'keys-close', onclick: close }, t('keys.close'))));
 }
 
 // --- your area ------------------------------------------------------------------------------
@@ -159,7 +254,11 @@ function actionBar(S, actions) {
     h('button', { type: 'button', testid: 'draw-btn', disabled: !moves.draw, onclick: () => actions.send({ type: 'draw' }) },
       view.state?.pending_draw && view.state?.phase === 'penalty' ? t('table.take', { n: view.state.pending_draw }) : t('table.draw')),
     h('button', { type: 'button', testid: 'pass-btn', disabled: !moves.pass, onclick: () => actions.send({ type: 'pass' }) }, t('table.pass')),
-    unoBtn);
+    unoBtn,
+    h('button', {
+      type: 'button', class: 'ghost keys-btn', testid: 'keys-btn', 'aria-label': t('keys.help'), title: t('keys.help'),
+      onclick: () => { S.showKeys = true; actions.render(); document.querySelector('[data-testid=keys-close]')?.focus(); },
+    }, '?'));
 }
 
 function handEl(S, actions) {
@@ -187,6 +286,7 @@ function handEl(S, actions) {
   return h('div', {
     class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand', { n: hand.length }), onkeydown: onKey,
     tabindex: '-1', dataset: { focusGroup: 'hand', focusHome: '' },
+    onpointerdown: (e) => startDrag(e, S, actions),
   },
     hand.map((c) => {
       const ok = legal.has(c.id);
@@ -253,6 +353,7 @@ export function tableScreen(S, actions) {
       h('div', { class: 'me-area' },
         statusLine(S),
         betweenRounds(S, actions),
+        recentPlays(S),
         challengePanel(S, actions),
         choosePanel(S, actions),
         me?.afk ? h('div', { class: 'panel afk-banner', role: 'status', testid: 'afk-banner' },
@@ -272,6 +373,7 @@ export function tableScreen(S, actions) {
       h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy')),
       view.you ? leaveButton(S, actions) : null),
     pickerOverlay(S, actions),
+    keysHelp(S, actions),
     summaryOverlay(S, actions));
 }
 

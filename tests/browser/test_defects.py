@@ -3,6 +3,7 @@ without the server; the ones that need the real server are in test_defects_live.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -501,3 +502,69 @@ def test_d11_the_summary_links_the_page_and_shows_the_chart(
     expect(page.get_by_test_id("rounds-table").locator("tbody tr")).to_have_count(3)
     expect(page.get_by_test_id("round-summary").get_by_test_id("score-chart")).to_be_visible()
     page.screenshot(path=str(artifacts / "summary-chart-en.png"))
+
+
+# --- feedback, phone, keyboard -------------------------------------------------------------
+
+
+def test_last_play_recent_plays_sounds_and_a_remembered_mute(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    view = fv.classic_view(now_ms())
+    view["state"]["turn"] = 3
+    site = FakeSite(page, view)
+    site.open_room()
+    mine = fv.classic_view(now_ms())
+    mine["state"]["top"] = fv.card(70, "red", "number", 8)
+    site.push_events(
+        [{"kind": "card_played", "seat": 3, "card": fv.card(70, "red", "number", 8)}], mine
+    )
+    expect(page.get_by_test_id("last-play")).to_have_text("Sara played")
+    expect(page.get_by_test_id("discard-top")).to_have_class(re.compile(r"\blast-play\b"))
+    expect(page.get_by_test_id("recent-plays").locator("li")).to_have_count(2)
+    assert page.evaluate("window.uno.state.sounds") == ["turn"]
+    page.get_by_test_id("mute").click()
+    expect(page.get_by_test_id("mute")).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    expect(page.get_by_test_id("mute")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("mute")).to_have_attribute("aria-label", "Sound off")
+
+
+def test_keyboard_shortcuts_and_their_help(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    page.keyboard.press("?")
+    expect(page.get_by_test_id("keys-help")).to_be_visible()
+    expect(page.get_by_test_id("keys-close")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("keys-help")).to_have_count(0)
+    page.keyboard.press("d")
+    assert sent(page, site, "draw")["type"] == "draw"
+    site.sent.clear()
+    page.get_by_test_id("chat-input").fill("d")  # typing is never a shortcut
+    page.get_by_test_id("chat-input").press("d")
+    page.wait_for_timeout(150)
+    assert [f for f in site.sent if f["type"] == "draw"] == []
+    page.locator("body").click(position={"x": 5, "y": 400})
+    page.keyboard.press("1")  # the first card in the hand (red 5)
+    assert sent(page, site, "play")["card"] == 1
+
+
+def test_phone_drags_a_card_to_the_pile_and_targets_are_44px(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    page.get_by_test_id("card-2").drag_to(page.get_by_test_id("discard"))
+    assert sent(page, site, "play")["card"] == 2
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('button, select, a.button')]
+            .filter((el) => el.offsetParent && !el.closest('.hand'))
+            .map((el) => [el.dataset.testid || el.id || el.textContent.trim(),
+                          el.getBoundingClientRect().height])
+            .filter(([, h]) => h < 43.5)"""
+    )
+    assert small == [], small
