@@ -20,6 +20,35 @@ export function seatBadges(seat, view) {
   ];
 }
 
+/** The phone's share sheet (where there is one) and a QR code of the link to show across the table. */
+function inviteExtras(S, actions, room) {
+  const url = inviteUrl(room);
+  const qr = S.inviteQr?.url === url ? S.inviteQr : null;
+  const toggleQr = () => {
+    if (S.showQr) { S.showQr = false; actions.render(); return; }
+    S.showQr = true;
+    if (qr) { actions.render(); return; }
+    import('./vendor/qrcode.js').then(({ default: qrcode }) => {
+      const code = qrcode(0, 'M');
+      code.addData(url);
+      code.make();
+      S.inviteQr = { url, svg: code.createSvgTag({ cellSize: 5, margin: 2, scalable: true, alt: t('invite.qr_alt') }) };
+      actions.render();
+    });
+  };
+  const box = S.showQr && qr ? h('div', { class: 'qr', testid: 'invite-qr', role: 'img', 'aria-label': t('invite.qr_alt') }) : null;
+  if (box) box.innerHTML = qr.svg; // markup made by the QR library from the link, nothing typed
+  return [
+    h('div', { class: 'row invite-more' },
+      navigator.share ? h('button', {
+        type: 'button', testid: 'share-invite',
+        onclick: () => navigator.share({ title: 'UNO', text: t('invite.share_text'), url }).catch(() => {}),
+      }, t('invite.share')) : null,
+      h('button', { type: 'button', testid: 'qr-btn', 'aria-expanded': String(!!S.showQr), onclick: toggleQr }, t('invite.qr'))),
+    box,
+  ];
+}
+
 export function copyInvite(room, actions) {
   const url = inviteUrl(room);
   const done = () => actions.toast(t('lobby.copied'));
@@ -64,7 +93,8 @@ export function lobbyScreen(S, actions) {
     h('label', { for: 'invite-url' }, t('lobby.invite')),
     h('div', { class: 'row' },
       h('input', { id: 'invite-url', testid: 'invite-url', readonly: true, value: inviteUrl(view.room), onfocus: (e) => e.target.select() }),
-      h('button', { type: 'button', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))));
+      h('button', { type: 'button', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))),
+    inviteExtras(S, actions, view.room));
 
   const controls = isHost ? h('div', { class: 'host-controls' },
     h('div', { class: 'row' },

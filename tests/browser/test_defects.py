@@ -568,3 +568,44 @@ def test_phone_drags_a_card_to_the_pile_and_targets_are_44px(
             .filter(([, h]) => h < 43.5)"""
     )
     assert small == [], small
+
+
+def test_invite_shows_a_qr_code_of_the_link(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.open_room()
+    page.get_by_test_id("qr-btn").click()
+    qr = page.get_by_test_id("invite-qr")
+    expect(qr.locator("svg")).to_have_count(1)
+    expect(page.get_by_test_id("qr-btn")).to_have_attribute("aria-expanded", "true")
+    # A QR code has its three finder squares: the path is long, not a placeholder.
+    assert len(qr.locator("svg path").get_attribute("d") or "") > 500
+    page.get_by_test_id("qr-btn").click()
+    expect(qr).to_have_count(0)
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+@pytest.mark.parametrize("size", [(1366, 900), (390, 844)])
+def test_screenshots_of_the_table(
+    make_page: Callable[..., Page], artifacts: Any, lang: str, size: tuple[int, int]
+) -> None:
+    """The table as a new player sees it, saved for review; the page never scrolls sideways."""
+    width, height = size
+    phone = width < 500
+    page = make_page(viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone)
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang=lang)
+    after = fv.classic_view(now_ms())
+    after["state"]["top"] = fv.card(71, "red", "draw2")
+    after["seats"][1]["hand_count"] = 3
+    site.push_events(
+        [
+            {"kind": "card_played", "seat": 3, "card": fv.card(71, "red", "draw2")},
+            {"kind": "card_drawn", "seat": 1, "count": 2},
+        ],
+        after,
+    )
+    expect(page.get_by_test_id("last-play")).to_be_visible()
+    page.wait_for_timeout(700)  # the card flights end
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(path=str(artifacts / f"table-{lang}-{width}x{height}.png"), full_page=phone)
