@@ -1,6 +1,6 @@
 // Entry point: routing (/, /r/CODE, /t/CODE), the room session, and rendering of the view.
 // The room's socket lives here too, so a room page loads in few requests.
-import { h, replaceKeepingFocus, patch, tickTimers, LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t, errorText, loadSession, forgetSession, describe } from './core.js';
+import { h, s as svg, replaceKeepingFocus, patch, tickTimers, LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t, errorText, loadSession, forgetSession, describe } from './core.js';
 import { playEvents, tableScreen, NARROW } from './table.js';
 import { lobbyScreen } from './lobby.js';
 
@@ -396,7 +396,11 @@ function sound(name) {
 function buildMute() {
   const button = document.getElementById('mute');
   const off = muted();
-  button.textContent = off ? '🔇' : '🔊';
+  // A drawn speaker (an emoji may be missing from the phone's fonts).
+  button.replaceChildren(svg('svg', { viewBox: '0 0 24 24', width: 20, height: 20, 'aria-hidden': 'true' },
+    svg('path', { d: 'M3 9v6h4l5 4V5L7 9H3z', fill: 'currentColor' }),
+    off ? svg('path', { d: 'M16 9l6 6M22 9l-6 6', stroke: 'currentColor', 'stroke-width': 2, fill: 'none' })
+      : svg('path', { d: 'M15.5 8.5a5 5 0 0 1 0 7M18 6a8.5 8.5 0 0 1 0 12', stroke: 'currentColor', 'stroke-width': 2, fill: 'none' })));
   button.setAttribute('aria-pressed', String(off));
   button.setAttribute('aria-label', t(off ? 'sound.off' : 'sound.on'));
   button.title = t(off ? 'sound.off' : 'sound.on');

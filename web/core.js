@@ -440,9 +440,10 @@ export function cardEl(card, { as = 'div', testid, small = false, chosenColor = 
     testid,
     'aria-label': cardName(card, chosenColor),
     title: cardName(card, chosenColor),
-    dataset: { kind: face.kind, color: face.color ?? '', ...(card.id != null ? { cardId: String(card.id) } : {}) },
     ...(as === 'button' ? { type: 'button' } : { role: 'img' }),
     ...attrs,
+    // The card's own data, plus what the caller adds (a key, legality).
+    dataset: { kind: face.kind, color: face.color ?? '', ...(card.id != null ? { cardId: String(card.id) } : {}), ...(attrs.dataset || {}) },
   },
   h('span', { class: 'corner tl', 'aria-hidden': 'true' }, cardSymbol(face)),
   h('span', { class: 'oval', 'aria-hidden': 'true' }, h('span', { class: 'sym' }, cardSymbol(face))),

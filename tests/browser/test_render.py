@@ -249,7 +249,7 @@ def test_summary_shows_hands_points_and_the_record_link(make_page: Callable[...,
     expect(summary).to_be_visible()
     expect(page.get_by_test_id("summary-points-0")).to_have_text("79")
     expect(page.get_by_test_id("summary-seat-2").locator(".card")).to_have_count(1)
-    expect(page.get_by_test_id("match-link")).to_have_attribute("href", "/api/matches/m1")
+    expect(page.get_by_test_id("match-link")).to_have_attribute("href", "/m/m1")
     expect(page.get_by_test_id("summary-close")).to_be_focused()
     page.keyboard.press("Tab")  # wraps inside the dialog
     expect(page.get_by_test_id("match-link")).to_be_focused()
