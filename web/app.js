@@ -311,6 +311,8 @@ function applyEvents(events, view, version) {
   const names = seatNames(before || view);
   for (const ev of fresh) onEvent(ev, ev.version ?? last, names);
   setView(view, last);
+  // A fresh deal is not "new cards": only cards that arrive during a round get the mark.
+  if (fresh.some((ev) => ev.kind === 'round_started' || ev.kind === 'hands_shuffled' || ev.kind === 'hands_swapped' || ev.kind === 'hands_rotated')) S.newCards = new Set();
   afterEvents(fresh, before);
   render();
   playEvents(fresh, S.view?.you?.seat);
@@ -459,7 +461,7 @@ function mergeLog(list) {
  * is re-read in the language picked later and names stay right after seats move.
  */
 function seatNames(view) {
-  return (view?.seats || []).map((x) => ({ seat: x.seat, name: x.name }));
+  return (view?.seats || []).map((x) => ({ seat: x.seat, name: x.name, bot: !!x.bot }));
 }
 
 function addLog(ev, version, announceIt, names = seatNames(S.view)) {

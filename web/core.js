@@ -482,10 +482,17 @@ export function handOrder(a, b) {
 // === event sentences =====================================================================
 // Human sentences for events (the log, the live region). Only what the event itself says.
 
+/** A seat's name as shown: the server names bots "Bot 3", the page says it in its language. */
+export function displayName(seat) {
+  if (!seat) return '';
+  const m = seat.bot && /^Bot (\d+)$/.exec(seat.name || '');
+  return m ? t('seat.bot_name', { n: Number(m[1]) }) : seat.name;
+}
+
 export function seatName(view, seat) {
   if (seat == null) return '';
   const s = view?.seats?.find((x) => x.seat === seat);
-  return s?.name || t('seat.n', { n: seat + 1 });
+  return (s && displayName(s)) || t('seat.n', { n: seat + 1 });
 }
 
 function pick(ev, ...keys) {

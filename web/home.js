@@ -167,6 +167,18 @@ export function joinScreen(S, actions) {
     e.preventDefault();
     if (name.check(true)) { name.input.focus(); return; }
     const who = name.value();
+    // Two players with one name cannot tell the log apart: offer a free variant.
+    const taken = new Set((draft.summary?.seats || []).map((x) => normalName(x.name).toLocaleLowerCase()));
+    if (taken.has(who.toLocaleLowerCase())) {
+      let k = 2;
+      while (taken.has(`${who} ${k}`.toLocaleLowerCase())) k += 1;
+      const alt = `${who} ${k}`;
+      status.replaceChildren(t('err.name_taken'), ' ', h('button', {
+        type: 'button', class: 'small', testid: 'use-suggested',
+        onclick: () => { name.input.value = alt; draft.name = alt; status.textContent = ''; name.input.focus(); },
+      }, t('join.use_name', { name: alt })));
+      return;
+    }
     joinBtn.disabled = true;
     status.textContent = '';
     try {

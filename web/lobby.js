@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t } from './core.js';
+import { h, t, displayName } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -79,13 +79,13 @@ export function lobbyScreen(S, actions) {
       dataset: { connected: String(!!seat.connected), bot: String(!!seat.bot) },
     },
     h('span', { class: 'seat-no' }, seat.seat + 1),
-    h('span', { class: 'seat-name', dir: 'auto' }, seat.name),
+    h('span', { class: 'seat-name', dir: 'auto' }, displayName(seat)),
     you && seat.seat === you.seat ? h('span', { class: 'muted' }, t('seat.you')) : null,
     seatBadges(seat, view),
     // The host frees any other seat: a bot, or a player who went away (who would be dealt in).
     isHost && seat.seat !== you.seat ? h('button', {
       type: 'button', class: 'ghost small', testid: seat.bot ? `remove-bot-${seat.seat}` : `remove-seat-${seat.seat}`,
-      'aria-label': t('lobby.remove_named', { name: seat.name }),
+      'aria-label': t('lobby.remove_named', { name: displayName(seat) }),
       onclick: () => actions.send(seat.bot ? { type: 'remove_bot', seat: seat.seat } : { type: 'remove_seat', seat: seat.seat }),
     }, t('lobby.remove_bot')) : null)));
 

@@ -26,7 +26,9 @@ export function scoreChart(match) {
   const W = 560;
   const H = 220;
   const pad = { l: 44, r: 12, t: 12, b: 28 };
-  const target = match.settings?.scoring !== 'none' ? match.settings?.target_score : null;
+  // A match of N hands (tournament tables) has no real target: its 10,000 is a formality.
+  const st = match.settings || {};
+  const target = st.scoring !== 'none' && !st.match_rounds ? st.target_score : null;
   const top = Math.max(10, target || 0, ...rows.flat());
   const x = (i) => pad.l + ((W - pad.l - pad.r) * i) / Math.max(1, rows.length);
   const y = (v) => H - pad.b - ((H - pad.t - pad.b) * v) / top;

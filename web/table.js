@@ -1,6 +1,6 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
-import { h, api, t, formatNumber, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
+import { h, api, t, formatNumber, displayName, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton } from './lobby.js';
 
 
@@ -37,11 +37,11 @@ function seatTile(S, actions, seat, index, count) {
     style: pos,
     testid: `seat-${seat.seat}`,
     dataset: { count: String(n), uno: String(!!seat.uno), connected: String(!!seat.connected), key: `tile-${seat.player_id ?? seat.seat}` },
-    'aria-label': t('seat.summary', { name: seat.name, n }),
+    'aria-label': t('seat.summary', { name: displayName(seat), n }),
   },
   h('div', { class: 'seat-head' },
     isTurn && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, `seat-${seat.seat}-timer`) : null,
-    h('span', { class: 'seat-name', dir: 'auto', title: seat.name }, seat.name),
+    h('span', { class: 'seat-name', dir: 'auto', title: displayName(seat) }, displayName(seat)),
     seatBadges(seat, view)),
   h('div', { class: 'seat-cards' },
     Array.isArray(seat.backs) && seat.backs.length
@@ -54,7 +54,7 @@ function seatTile(S, actions, seat, index, count) {
     view.seats.length && seat.score != null ? h('span', { class: 'score' }, t('seat.score', { n: seat.score })) : null,
     catchable ? h('button', {
       type: 'button', class: 'catch', testid: `catch-${seat.seat}`,
-      'aria-label': t('table.catch', { name: seat.name }),
+      'aria-label': t('table.catch', { name: displayName(seat) }),
       onclick: () => actions.send({ type: 'catch', seat: seat.seat }),
     }, t('table.catch_short')) : null,
     // How long the catch window stays open (it also closes when the next player acts).
@@ -307,16 +307,31 @@ function handEl(S, actions) {
 
 // --- side panels --------------------------------------------------------------------------
 
+/** What the match is played to: a target score, or a number of hands (tournament tables). */
+function goalText(view) {
+  const st = view.settings || {};
+  if (!st.scoring || st.scoring === 'none') return null;
+  if (st.match_rounds === 1) return t('score.single_hand');
+  if (st.match_rounds > 1) return t('score.match_rounds', { round: Math.max(1, view.round || 1), n: st.match_rounds });
+  if (!st.target_score) return null;
+  return t(st.scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: formatNumber(st.target_score) });
+}
+
+/** A finished tournament table deals no new match: the tournament goes on elsewhere. */
+function tournamentDone(S) {
+  return !!S.session?.tournament && S.view?.status === 'match_over';
+}
+
 function scoreboard(S) {
   const view = S.view;
   const target = view.settings?.target_score;
   const scoring = view.settings?.scoring;
   return h('div', { class: 'panel scoreboard', testid: 'scoreboard' },
     h('h2', {}, t('score.title')),
-    scoring && scoring !== 'none' && target ? h('p', { class: 'muted' }, t(scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: formatNumber(target) })) : null,
+    goalText(view) ? h('p', { class: 'muted', testid: 'score-goal' }, goalText(view)) : null,
     h('table', { class: 'scores' },
       h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `score-${seat.seat}` },
-        h('td', { class: 'name', dir: 'auto' }, seat.name),
+        h('td', { class: 'name', dir: 'auto' }, displayName(seat)),
         h('td', { class: 'num' }, formatNumber(seat.score ?? 0)),
         target && scoring !== 'none' ? h('td', { class: 'bar-cell' }, h('span', { class: 'bar', style: { '--p': `${Math.min(100, (100 * (seat.score ?? 0)) / target)}%` } })) : null)))),
     view.match_id ? h('a', { href: `/m/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
@@ -324,7 +339,7 @@ function scoreboard(S) {
 
 function logPanel(S) {
   const list = h('ol', { class: 'log', testid: 'event-log', id: 'event-log', dataset: { autoscroll: '' } },
-    S.log.slice(-60).map((e) => {
+    S.log.filter((e) => e.event.kind !== 'chat').slice(-60).map((e) => {
       const text = describe(e.event, { seats: e.names });
       return text ? h('li', { dataset: { kind: e.event.kind, ...(e.version != null ? { key: `log-${e.version}-${e.event.kind}` } : {}) } }, text) : null;
     }));
@@ -361,10 +376,11 @@ export function tableScreen(S, actions) {
           h('button', { type: 'button', class: 'primary', testid: 'back-btn', onclick: () => actions.send({ type: 'back' }, { at: false }) }, t('afk.back')))
           : null,
         me ? h('div', { class: 'me-head', testid: `seat-${me.seat}` },
-          h('span', { class: 'seat-name', dir: 'auto' }, me.name), ' ', h('span', { class: 'muted' }, `(${t('seat.you')})`),
+          h('span', { class: 'seat-name', dir: 'auto' }, displayName(me)), ' ', h('span', { class: 'muted' }, `(${t('seat.you')})`),
           me.uno ? h('span', { class: 'badge uno', testid: 'my-uno' }, t('seat.uno')) : null,
           seatBadges(me, view)) : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
-        view.you ? actionBar(S, actions) : null,
+        // Under a challenge the dialog's two buttons are the moves; no third "Draw" beside them.
+        view.you && !(movesOf(view).challenge || movesOf(view).accept) ? actionBar(S, actions) : null,
         view.you ? handEl(S, actions) : null)),
     h('aside', { class: 'side-panels' },
       scoreboard(S),
@@ -467,7 +483,7 @@ export function betweenRounds(S, actions) {
   if (!['round_over', 'match_over'].includes(view.status) || !S.summaryHidden) return null;
   const moves = view.you?.moves || {};
   const isHost = view.you && view.you.seat === view.host;
-  const canStart = 'start' in moves ? !!moves.start : isHost;
+  const canStart = !tournamentDone(S) && ('start' in moves ? !!moves.start : isHost);
   const nextAt = view.state?.deadlines?.next_round?.at ?? null;
   return h('div', { class: 'between-rounds row', testid: 'between-rounds' },
     h('button', {
@@ -476,7 +492,7 @@ export function betweenRounds(S, actions) {
     }, t('summary.open')),
     canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-inline', onclick: () => actions.send({ type: 'start' }) },
       t(view.status === 'match_over' ? 'summary.new_match' : 'summary.next_round'))
-      : h('span', { class: 'muted', testid: 'between-waiting' }, waitingText(view, nextAt)));
+      : h('span', { class: 'muted', testid: 'between-waiting' }, tournamentDone(S) ? t('summary.tournament_done') : waitingText(view, nextAt)));
 }
 
 // The match so far (table and chart) in the summary: match.js and the record load when a
@@ -510,7 +526,7 @@ export function summaryOverlay(S, actions) {
   const me = view.you;
   const moves = view.you?.moves || {};
   const isHost = me && me.seat === view.host;
-  const canStart = 'start' in moves ? !!moves.start : isHost;
+  const canStart = !tournamentDone(S) && ('start' in moves ? !!moves.start : isHost);
   const matchOver = view.status === 'match_over';
   const winner = S.matchEnd?.winner ?? (matchOver ? ev?.winner : null);
   const matchId = ev?.match_id || S.matchEnd?.match_id || view.match_id;
@@ -529,16 +545,16 @@ export function summaryOverlay(S, actions) {
   h('table', { class: 'scores summary-table' },
     h('thead', {}, h('tr', {}, h('th', {}, t('score.player')), h('th', {}, t('summary.hand')), h('th', {}, t('summary.points')), h('th', {}, t('summary.total')))),
     h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
-      h('td', {}, seat.name),
+      h('td', { dir: 'auto' }, displayName(seat)),
       h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
       h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
       h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
-  target && view.settings?.scoring !== 'none' ? h('p', { class: 'muted' }, t('score.target', { n: formatNumber(target) })) : null,
+  goalText(view) ? h('p', { class: 'muted' }, goalText(view)) : null,
   h('div', { class: 'row' },
     S.session?.tournament ? h('a', { class: 'button ghost', href: `/t/${encodeURIComponent(S.session.tournament)}`, testid: 'tournament-link' }, t('tour.back')) : null,
     matchId ? h('a', { class: 'button ghost', href: `/m/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
     canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
-      t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted', testid: 'summary-waiting' }, waitingText(view, nextAt)),
+      t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted', testid: 'summary-waiting' }, tournamentDone(S) ? t('summary.tournament_done') : waitingText(view, nextAt)),
     nextAt ? ring(nextAt, (view.settings?.next_round_seconds || 10) * 1000, 'next-round-timer') : null,
     h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: close }, t('summary.close'))),
   matchId ? h('div', { dataset: { key: 'summary-history' } }, historyPart(S, actions, matchId)) : null));

@@ -609,3 +609,89 @@ def test_screenshots_of_the_table(
     page.wait_for_timeout(700)  # the card flights end
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.screenshot(path=str(artifacts / f"table-{lang}-{width}x{height}.png"), full_page=phone)
+
+
+# --- 12 (the room side; the tournament page side is in test_tournament.py) -------------------
+
+
+def test_d12_a_finished_tournament_table_says_so_and_offers_no_new_match(
+    make_page: Callable[..., Page],
+) -> None:
+    view = fv.classic_view(now_ms())
+    view["settings"].update(match_rounds=1, target_score=10_000)
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    page.evaluate(
+        "(() => { const s = JSON.parse(localStorage.getItem('uno.session.FAKEROOM'));"
+        " s.tournament = 'TOUR1'; localStorage.setItem('uno.session.FAKEROOM', JSON.stringify(s));"
+        " })()"
+    )
+    page.reload()
+    expect(page.get_by_test_id("score-goal")).to_have_text(
+        "A single-hand match: the winner of this hand wins"
+    )
+    over = round_over_view(host_deals=True, you_host=True)
+    over.update(status="match_over")
+    over["settings"].update(match_rounds=1, target_score=10_000)
+    site.push_events(
+        [fv.round_ended_event(), {"kind": "match_ended", "winner": 0, "match_id": "m1"}], over
+    )
+    expect(page.get_by_test_id("round-summary")).to_be_visible()
+    expect(page.get_by_test_id("next-round-btn")).to_have_count(0)
+    expect(page.get_by_test_id("summary-waiting")).to_have_text(
+        "This tournament table is finished."
+    )
+    expect(page.get_by_test_id("tournament-link")).to_have_attribute("href", "/t/TOUR1")
+    expect(page.get_by_text("10,000")).to_have_count(0)
+
+
+# --- 17 ------------------------------------------------------------------------------------
+
+
+def test_d17_smaller_things(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    FakeSite(page, fv.lobby_view(now_ms()))
+    # Garbage in the join box says so.
+    page.goto(f"{ORIGIN}/")
+    page.get_by_test_id("open-link").fill("hello there")
+    page.get_by_test_id("open-link-btn").click()
+    expect(page.get_by_test_id("open-link-error")).to_contain_text("not a room link")
+    # A name already at the table is refused before joining, with a free variant offered.
+    page.goto(f"{ORIGIN}/r/FAKEROOM")
+    expect(page.get_by_test_id("join-info")).to_contain_text("Mikko")
+    page.get_by_test_id("join-name").fill("mikko")
+    page.get_by_test_id("join-btn").click()
+    expect(page.get_by_test_id("join-error")).to_contain_text("already has that name")
+    page.get_by_test_id("use-suggested").click()
+    expect(page.get_by_test_id("join-name")).to_have_value("mikko 2")
+
+
+def test_d17_table_details(make_page: Callable[..., Page]) -> None:
+    view = fv.classic_view(now_ms())
+    view["log"].append({"kind": "chat", "seat": 1, "text": "moi", "version": 11})
+    page = make_page(locale="fi-FI")
+    site = FakeSite(page, view)
+    site.open_room()
+    # Chat is in the chat panel only, not repeated in Events.
+    expect(page.get_by_test_id("chat-list")).to_contain_text("moi")
+    expect(page.get_by_test_id("event-log")).not_to_contain_text("moi")
+    # Bot names in the page's language.
+    expect(page.get_by_test_id("seat-2").locator(".seat-name")).to_have_text("Botti 3")
+    # A deal marks no card as new; a card drawn during the round is marked.
+    deal = fv.classic_view(now_ms())
+    for c in deal["you"]["hand"]:
+        c["id"] += 100
+    site.push_event({"kind": "round_started", "round": 2, "dealer": 1}, deal)
+    expect(page.get_by_test_id("card-101")).to_be_visible()
+    expect(page.locator("[data-testid=hand] .card.new")).to_have_count(0)
+    drawn = fv.classic_view(now_ms())
+    for c in drawn["you"]["hand"]:
+        c["id"] += 100
+    drawn["you"]["hand"].append(fv.card(150, "blue", "number", 2))
+    site.push_event({"kind": "card_drawn", "seat": 0, "count": 1}, drawn)
+    expect(page.locator("[data-testid=hand] .card.new")).to_have_count(1)
+    # Under a challenge there are the dialog's two buttons and no third Draw button.
+    site.push_event({"kind": "challenge_opened", "seat": 0, "offender": 3}, fv.challenge_view())
+    expect(page.get_by_test_id("challenge-dialog")).to_be_visible()
+    expect(page.get_by_test_id("draw-btn")).to_have_count(0)

@@ -420,4 +420,12 @@ export default {
   'invite.qr': 'QR code',
   'invite.qr_alt': 'QR code of the invite link',
   'invite.share_text': 'Join my UNO game',
+  'tour.tiebreak': 'Places go to the match winner first, then the better score, then more rounds won, then the earlier seat.',
+  'tour.match_rounds_one': 'single-hand matches',
+  'score.match_rounds': 'Round {round} of {n}: the best total after the last round wins',
+  'score.single_hand': 'A single-hand match: the winner of this hand wins',
+  'summary.tournament_done': 'This tournament table is finished.',
+  'seat.bot_name': 'Bot {n}',
+  'seat.new_card': 'new',
+  'join.use_name': 'Use “{name}”',
 };

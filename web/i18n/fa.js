@@ -420,4 +420,12 @@ export default {
   'invite.qr': 'کد QR',
   'invite.qr_alt': 'کد QR پیوند دعوت',
   'invite.share_text': 'به بازی UNO من بپیوند',
+  'tour.tiebreak': 'رتبه‌ها: اول برندهٔ بازی، بعد امتیاز بهتر، بعد دست‌های بردهٔ بیشتر، بعد صندلی زودتر.',
+  'tour.match_rounds_one': 'بازی‌های تک‌دستی',
+  'score.match_rounds': 'دست {round} از {n}: بهترین جمع پس از دست آخر برنده است',
+  'score.single_hand': 'بازی تک‌دستی: برندهٔ این دست برنده است',
+  'summary.tournament_done': 'این میز مسابقه تمام شده است.',
+  'seat.bot_name': 'ربات {n}',
+  'seat.new_card': 'تازه',
+  'join.use_name': 'از «{name}» استفاده کن',
 };

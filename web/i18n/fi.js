@@ -420,4 +420,12 @@ export default {
   'invite.qr': 'QR-koodi',
   'invite.qr_alt': 'Kutsulinkin QR-koodi',
   'invite.share_text': 'Liity UNO-peliini',
+  'tour.tiebreak': 'Sijat: ensin ottelun voittaja, sitten parempi pistemäärä, sitten useampi voitettu kierros, sitten aiempi paikka.',
+  'tour.match_rounds_one': 'yhden kierroksen ottelut',
+  'score.match_rounds': 'Kierros {round}/{n}: paras yhteispistemäärä viimeisen kierroksen jälkeen voittaa',
+  'score.single_hand': 'Yhden kierroksen ottelu: tämän kierroksen voittaja voittaa',
+  'summary.tournament_done': 'Tämä turnauspöytä on valmis.',
+  'seat.bot_name': 'Botti {n}',
+  'seat.new_card': 'uusi',
+  'join.use_name': 'Käytä nimeä ”{name}”',
 };

@@ -420,4 +420,12 @@ export default {
   'invite.qr': 'QR kodu',
   'invite.qr_alt': 'Davet bağlantısının QR kodu',
   'invite.share_text': 'UNO oyunuma katıl',
+  'tour.tiebreak': 'Sıralama: önce maçı kazanan, sonra daha iyi puan, sonra daha çok kazanılan el, sonra önceki koltuk.',
+  'tour.match_rounds_one': 'tek elli maçlar',
+  'score.match_rounds': '{round}. el / {n}: son elden sonra en iyi toplam kazanır',
+  'score.single_hand': 'Tek elli maç: bu eli kazanan kazanır',
+  'summary.tournament_done': 'Bu turnuva masası bitti.',
+  'seat.bot_name': 'Bot {n}',
+  'seat.new_card': 'yeni',
+  'join.use_name': '“{name}” kullan',
 };
