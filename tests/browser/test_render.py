@@ -478,7 +478,7 @@ def test_typed_text_focus_and_scroll_survive_frames_and_a_language_switch(
     page = make_page(viewport={"width": 1280, "height": 700})
     view = fv.classic_view(now_ms())
     view["log"] = [
-        {"kind": "chat", "seat": 1, "text": f"line {i}", "version": i + 1} for i in range(11)
+        {"kind": "card_drawn", "seat": 1 + i % 3, "count": 1, "version": i + 1} for i in range(11)
     ]
     site = FakeSite(page, view)
     site.open_room()
