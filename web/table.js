@@ -196,9 +196,12 @@ function statusLine(S) {
   const turnDl = st.deadlines?.turn;
   if (view.status !== 'playing') return h('p', { class: 'status', testid: 'turn-status' }, t(`status.${view.status}`));
   const mine = you && st.turn === you.seat;
+  const current = view.seats.find((x) => x.seat === st.turn);
+  // A human whose connection dropped: say the table waits for them (a bot steps in later).
+  const away = current && !current.connected && !current.bot && !current.afk;
   const text = mine
     ? t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')
-    : t('table.their_turn', { name: seatName(view, st.turn) });
+    : t(away ? 'table.waiting_reconnect' : 'table.their_turn', { name: seatName(view, st.turn) });
   return h('div', { class: ['status', mine && 'mine'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
     mine && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, 'my-timer', { big: true }) : null,
     h('span', {}, text));

@@ -695,3 +695,13 @@ def test_d17_table_details(make_page: Callable[..., Page]) -> None:
     site.push_event({"kind": "challenge_opened", "seat": 0, "offender": 3}, fv.challenge_view())
     expect(page.get_by_test_id("challenge-dialog")).to_be_visible()
     expect(page.get_by_test_id("draw-btn")).to_have_count(0)
+
+
+def test_the_table_says_it_waits_for_a_player_to_reconnect(make_page: Callable[..., Page]) -> None:
+    view = fv.classic_view(now_ms())
+    view["seats"][1]["connected"] = False
+    view["state"]["turn"] = 1
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    expect(page.get_by_test_id("turn-status")).to_have_text("Waiting for Mikko to reconnect…")

@@ -428,4 +428,5 @@ export default {
   'seat.bot_name': 'Bot {n}',
   'seat.new_card': 'new',
   'join.use_name': 'Use “{name}”',
+  'table.waiting_reconnect': 'Waiting for {name} to reconnect…',
 };

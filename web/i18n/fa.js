@@ -428,4 +428,5 @@ export default {
   'seat.bot_name': 'ربات {n}',
   'seat.new_card': 'تازه',
   'join.use_name': 'از «{name}» استفاده کن',
+  'table.waiting_reconnect': 'منتظر اتصال دوبارهٔ {name}…',
 };

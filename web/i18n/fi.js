@@ -428,4 +428,5 @@ export default {
   'seat.bot_name': 'Botti {n}',
   'seat.new_card': 'uusi',
   'join.use_name': 'Käytä nimeä ”{name}”',
+  'table.waiting_reconnect': 'Odotetaan, että {name} palaa linjoille…',
 };

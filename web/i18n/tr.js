@@ -428,4 +428,5 @@ export default {
   'seat.bot_name': 'Bot {n}',
   'seat.new_card': 'yeni',
   'join.use_name': '“{name}” kullan',
+  'table.waiting_reconnect': '{name} yeniden bağlanması bekleniyor…',
 };
