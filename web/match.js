@@ -34,7 +34,8 @@ export function scoreChart(match) {
   const y = (v) => H - pad.b - ((H - pad.t - pad.b) * v) / top;
   const summary = players.map((p) => `${p.name} ${formatNumber(rows.at(-1)?.[p.seat] ?? 0)}`).join(', ');
   return h('figure', { class: 'score-chart', testid: 'score-chart' },
-    s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': t('match.chart', { scores: summary }) },
+    // Rounds run left to right in every language (the axis labels too).
+    s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', direction: 'ltr', 'aria-label': t('match.chart', { scores: summary }) },
       s('line', { x1: pad.l, y1: y(0), x2: W - pad.r, y2: y(0), class: 'axis' }),
       s('line', { x1: pad.l, y1: pad.t, x2: pad.l, y2: y(0), class: 'axis' }),
       s('text', { x: pad.l - 6, y: y(top) + 4, class: 'tick', 'text-anchor': 'end' }, formatNumber(top)),
