@@ -23,8 +23,9 @@ class AppSettings(BaseSettings):
     # Browser origins allowed to open the WebSocket besides the page's own origin.
     allowed_origins: Annotated[list[str], NoDecode] = []
     uno_test_hooks: bool = False
-    # Events kept per room so that a reconnecting client can resume with `since`.
-    history_limit: int = 512
+    # Events kept per room so that a reconnecting client can resume with `since` (a replay is
+    # also bounded by `resume_max_bytes`, which few more than this many events would exceed).
+    history_limit: int = 256
     # Per-connection token bucket: sustained frames per second and burst size.
     rate_limit_per_second: float = 50.0
     rate_limit_burst: int = 100
@@ -33,7 +34,8 @@ class AppSettings(BaseSettings):
     # past that the socket is closed with 1008 instead of answered.
     error_budget_per_second: float = 10.0
     error_budget_burst: int = 100
-    # Repeated `hello`s on one socket: each may replay history, so they have their own bucket.
+    # Repeated `hello`s on one socket that may replay history (past this bucket a `hello` gets
+    # the `welcome` alone).
     resume_per_second: float = 0.5
     resume_burst: int = 3
     # A resume replays the missed events only while the frame stays this small; further back,

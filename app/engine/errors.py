@@ -2,11 +2,45 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from app.engine.events import Event
     from app.engine.state import State
+
+
+# Every error code that goes on the wire (PROTOCOL section 3 lists the contract's; the rest
+# are extensions): clients switch on these, so they are a closed set mypy checks.
+ErrorCode = Literal[
+    "bad_frame",
+    "unknown_type",
+    "unauthorized",
+    "not_host",
+    "not_your_turn",
+    "illegal_card",
+    "need_color",
+    "bad_target",
+    "not_catchable",
+    "wrong_phase",
+    "stale",
+    "bad_settings",
+    "rate_limited",
+    "too_large",
+    # extensions
+    "bad_command",
+    "bad_request",
+    "not_found",
+    "already_started",
+    "room_full",
+    "full",
+    "conflict",
+    "unavailable",
+    "internal",
+    "not_enough_entrants",
+    "unsupported_media_type",
+    "forbidden_origin",
+    "bad_name",
+]
 
 
 class EngineError(Exception):
@@ -22,14 +56,14 @@ class EngineError(Exception):
 
     def __init__(
         self,
-        code: str,
+        code: ErrorCode,
         message: str = "",
         *,
         state: State | None = None,
         events: list[Event] | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}" if message else code)
-        self.code = code
+        self.code: ErrorCode = code
         self.message = message or code.replace("_", " ")
         self.state = state
         self.events: list[Event] = events or []

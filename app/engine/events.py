@@ -13,11 +13,46 @@ the copies of the cards' wire form; every reader sees exactly what an eager even
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from app.engine.state import State
 
+# PROTOCOL section 3 "Events", then this server's extensions (docs/protocol.md).
+EventKind = Literal[
+    "player_joined",
+    "player_left",
+    "connected",
+    "disconnected",
+    "settings_changed",
+    "dealer_chosen",
+    "round_started",
+    "card_played",
+    "card_drawn",
+    "turn_passed",
+    "turn_skipped",
+    "direction_changed",
+    "color_chosen",
+    "uno_declared",
+    "uno_caught",
+    "challenge_opened",
+    "challenge_resolved",
+    "hands_shuffled",
+    "hands_swapped",
+    "hands_rotated",
+    "side_flipped",
+    "deck_reshuffled",
+    "timer_expired",
+    "bot_took_over",
+    "host_changed",
+    "round_ended",
+    "match_ended",
+    "chat",
+    # extensions
+    "player_returned",
+    "false_catch",
+    "cards_discarded",
+]
 Public = dict[str, Any]
 Private = dict[int, dict[str, Any]]
 # Builds (public, private) from the arguments recorded with the event; the arguments are
@@ -29,7 +64,7 @@ class Event:
     # A plain class, not a dataclass: compiled (mypyc) its constructor is native, while a
     # dataclass's generated __init__ runs interpreted; one or two events are built per move.
     __slots__ = ("_args", "_build", "_private", "_public", "after", "kind", "version")
-    kind: str
+    kind: EventKind
     version: int
     # The table right after this event; filled only when apply(..., trace=True) so that the
     # server can send each recipient the view after every event of a multi-event command.
@@ -41,7 +76,7 @@ class Event:
 
     def __init__(
         self,
-        kind: str,
+        kind: EventKind,
         version: int,
         public: Public | None = None,
         private: Private | None = None,

@@ -17,6 +17,7 @@ from app.engine.actions import (
     Start,
 )
 from app.engine.cards import BIG, SMALL, Face
+from app.engine.errors import ErrorCode
 from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State, any_exposed
 
 
@@ -67,7 +68,7 @@ def jump_in_ok(st: State, seat: int, cid: int) -> bool:
     return st.phase != "penalty" or stack_ok(st, face)
 
 
-def play_error(st: State, seat: int, cid: int) -> str | None:
+def play_error(st: State, seat: int, cid: int) -> ErrorCode | None:
     """The wire error code refusing `seat` playing card `cid` now, or None if it is legal."""
     if st.status != "playing":
         return "wrong_phase"

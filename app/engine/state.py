@@ -9,7 +9,7 @@ list and dict with the original (copy-on-write, below) and never deep-copies.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from app.engine.decks import Deck, deck_for
 from app.engine.settings import Settings, settings_from_json, settings_to_json
@@ -122,6 +122,10 @@ _FIELDS: Final = (
 )
 
 
+Status = Literal["lobby", "playing", "round_over", "match_over"]
+Phase = Literal["play", "after_draw", "penalty", "challenge", "choose", "round_over"]
+
+
 class State:
     # A plain class, not a dataclass: compiled, its constructor is native (a dataclass's
     # generated __init__ runs interpreted), and `clone()` builds one on every move.
@@ -131,7 +135,7 @@ class State:
     settings: Settings
     deck: Deck
     version: int
-    status: str  # lobby | playing | round_over | match_over
+    status: Status
     seats: list[SeatInfo]
     host: int | None
     match_id: str | None
@@ -146,7 +150,7 @@ class State:
     side: int  # 0 light, 1 dark (Flip)
     direction: int
     turn: int
-    phase: str  # play | after_draw | penalty | challenge | choose | round_over
+    phase: Phase
     color: str | None
     pending: int  # stacked draw penalty waiting for the seat in turn
     pending_stack: str | None  # stacking class of the latest card of the stack
@@ -169,7 +173,7 @@ class State:
         settings: Settings,
         deck: Deck,
         version: int = 0,
-        status: str = "lobby",
+        status: Status = "lobby",
         seats: list[SeatInfo] | None = None,
         host: int | None = None,
         match_id: str | None = None,
@@ -183,7 +187,7 @@ class State:
         side: int = 0,
         direction: int = 1,
         turn: int = 0,
-        phase: str = "play",
+        phase: Phase = "play",
         color: str | None = None,
         pending: int = 0,
         pending_stack: str | None = None,

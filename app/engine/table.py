@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from app.engine.cards import UNTIL_COLOR
-from app.engine.errors import EngineError
-from app.engine.events import Builder, Event, Private, Public
+from app.engine.errors import EngineError, ErrorCode
+from app.engine.events import Builder, Event, EventKind, Private, Public
 from app.engine.rng import Rng, is_plain_random
 from app.engine.state import (
     OWN_DISCARD,
@@ -21,6 +21,7 @@ from app.engine.state import (
     UNO_NONE,
     UNO_SAFE,
     Deadline,
+    Phase,
     State,
     any_exposed,
 )
@@ -60,7 +61,7 @@ class Ctx:
 
     def emit(
         self,
-        kind: str,
+        kind: EventKind,
         public: dict[str, Any] | None = None,
         private: dict[int, dict[str, Any]] | None = None,
     ) -> None:
@@ -71,7 +72,7 @@ class Ctx:
         ev = Event(kind, st.version, public if public is not None else {}, private or {})
         self.events.append(ev)
 
-    def emit_deferred(self, kind: str, build: Builder, args: tuple[Any, ...]) -> None:
+    def emit_deferred(self, kind: EventKind, build: Builder, args: tuple[Any, ...]) -> None:
         """`emit`, with the event's parts built by `build(args)` only when first read."""
         st = self.st
         if self.trace:
@@ -79,7 +80,7 @@ class Ctx:
         st.version += 1
         self.events.append(Event(kind, st.version, None, None, None, build, args))
 
-    def emit_pairs(self, kind: str, args: tuple[Any, ...]) -> None:
+    def emit_pairs(self, kind: EventKind, args: tuple[Any, ...]) -> None:
         """A public-only event, built on first read: `args` is (field names, *values)."""
         self.emit_deferred(kind, _pairs, args)
 
@@ -121,7 +122,7 @@ def shuffle(rng: Rng, x: list[int]) -> None:
         i -= 1
 
 
-def fail(code: str, message: str = "") -> EngineError:
+def fail(code: ErrorCode, message: str = "") -> EngineError:
     return EngineError(code, message)
 
 
@@ -129,7 +130,7 @@ def seat_after(st: State, seat: int, steps: int = 1) -> int:
     return (seat + st.direction * steps) % len(st.seats)
 
 
-def set_turn(st: State, seat: int, phase: str = "play") -> None:
+def set_turn(st: State, seat: int, phase: Phase = "play") -> None:
     """Hand the table to `seat` in `phase`; every call starts a fresh turn timer."""
     st.turn = seat
     st.phase = phase

@@ -103,7 +103,8 @@ def _turn_timeout(ctx: Ctx, seat: int) -> None:
     st = ctx.st
     if st.phase == "play":
         do_draw(ctx, seat, voluntary=False)
-        if st.status == "playing" and st.turn == seat and st.phase == "after_draw":
+        after: str = st.phase  # do_draw moved it on (mypy would keep it narrowed to "play")
+        if st.status == "playing" and st.turn == seat and after == "after_draw":
             do_pass(ctx, seat, voluntary=False)
     elif st.phase == "after_draw":
         do_pass(ctx, seat, voluntary=False)

@@ -7,6 +7,7 @@ neighbours), runs of white space collapse to one space."""
 from __future__ import annotations
 
 import unicodedata
+from typing import Literal
 
 NAME_MAX_GRAPHEMES = 32
 # A bound on code points too, so 32 "characters" cannot each carry a thousand marks.
@@ -24,7 +25,7 @@ _REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 class BadName(ValueError):
     """The name breaks the rule; `code` is the wire error code."""
 
-    code = "bad_name"
+    code: Literal["bad_name"] = "bad_name"
 
 
 def _allowed(ch: str) -> bool:

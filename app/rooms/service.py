@@ -24,7 +24,7 @@ from app import engine
 from app.bus.base import Bus
 from app.engine import actions as act
 from app.engine.bot import bot_action, catch_at
-from app.engine.errors import EngineError
+from app.engine.errors import EngineError, ErrorCode
 from app.engine.events import Event
 from app.engine.state import State
 from app.rooms.names import NAME_MAX_GRAPHEMES, BadName, clean_name
@@ -50,7 +50,7 @@ MAX_SPECTATORS = 200
 class RoomError(Exception):
     """A refused HTTP or WebSocket request, with a wire code and an HTTP status."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: ErrorCode, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -77,11 +77,11 @@ class Outcome:
     """What a command produced: an ack version, or an error code and message."""
 
     version: int | None = None
-    code: str | None = None
+    code: ErrorCode | None = None
     message: str = ""
     # For `stale`: the refusal the current state gave, reported instead when the state at
     # `at` refused the command too (then the newer state did not make it illegal).
-    refusal: tuple[str, str] | None = None
+    refusal: tuple[ErrorCode, str] | None = None
 
 
 @dataclass(slots=True)

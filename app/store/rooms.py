@@ -31,7 +31,10 @@ Role = Literal["player", "spectator"]
 ACK_CACHE_SIZE = 256
 # Commits whose end state is kept (for the views of clients a little behind, and the `stale`
 # check of a command decided on a recent view).
-STATES_KEPT = 16
+STATES_KEPT = 8
+# Commits whose encoded frames are kept: the newest one is read by every socket of the room
+# at once; a socket further behind builds its own frame.
+FRAMES_KEPT = 2
 
 
 class Commit:
@@ -228,6 +231,8 @@ class _History:
             event.after = None  # the commit holds the one state a view is built of
         self._commits.append(commit)
         self._events += len(commit.events)
+        if len(self._commits) > FRAMES_KEPT:
+            self._commits[-FRAMES_KEPT - 1].cache = None
         if len(self._commits) > STATES_KEPT:
             self._commits[-STATES_KEPT - 1].forget_state()
         while self._events > self._limit and len(self._commits) > 1:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine import actions as act
+from app.engine.errors import ErrorCode
 
 MAX_ID_LENGTH = 64
 MAX_CHAT_LENGTH = 300
@@ -22,7 +23,7 @@ MAX_TOKEN_LENGTH = 256
 class FrameError(Exception):
     """A refused frame: `code` is `bad_frame` or `unknown_type`; `id` when one was readable."""
 
-    def __init__(self, code: str, message: str, command_id: str | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, command_id: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

@@ -84,6 +84,7 @@ class Connection:
         self._resume_max_bytes = config.resume_max_bytes
         self.version = -1  # the last version this client has received
         self.closed = False
+        self.closing = False  # a close is queued: nothing more is, and the reader stops
         self._items: deque[_Item] = deque()
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -118,8 +119,10 @@ class Connection:
         self._put(_Frame(frame, catch_up=True))
 
     def close(self, code: int, reason: str = "") -> None:
-        """Close after what is already queued (a replaced socket, a seat that left)."""
-        if not self.closed:
+        """Close after what is already queued (a replaced socket, a seat that left, a client
+        out of its error budget)."""
+        if not self.closed and not self.closing:
+            self.closing = True
             self._items.append(_Close(code, reason))
             self._ready.set()
 
@@ -134,6 +137,10 @@ class Connection:
         asyncio.get_running_loop().create_task(self._close_socket(code, reason))
 
     async def stop(self) -> None:
+        if self.closing and self._task is not None and self._task is not asyncio.current_task():
+            # Let the queued frames and the close go out (bounded by the send timeout).
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._task), self._send_timeout + 5)
         self.closed = True
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
@@ -141,7 +148,7 @@ class Connection:
                 await self._task
 
     def _put(self, item: _Item) -> None:
-        if self.closed:
+        if self.closed or self.closing:
             return
         if len(self._items) >= self._max_items:
             log.info("closed a socket whose outbox is full (it does not read)")
@@ -206,13 +213,15 @@ class Connection:
             return
         state = record.state
         if since is not None and 0 <= since < state.version:
-            replay = await self.service.store.events_since(self.room, since)
+            held = await self.service.store.events_since(self.room, since)
+            # A commit landing while the history was read goes out after the welcome.
+            replay = [e for e in held or () if e.version <= state.version]
             if replay:
                 seat = self._seat(state)
                 frame = frames.merged_frame(replay, state, seat, self.service.clock(), since)
                 # A resume from far back is answered by the welcome alone: a replay is
                 # bounded, so a small `hello` cannot draw a large answer.
-                if len(frame) <= self._resume_max_bytes:
+                if len(frame.encode()) <= self._resume_max_bytes:
                     await self._send(frame)
         await self._welcome(state)
 

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypedDict
 import orjson
 
 from app import engine
+from app.engine.errors import ErrorCode
 from app.engine.events import Event
 from app.engine.state import State
 from app.engine.view import flip_in_round, public_view, seats_view, you_view
@@ -57,7 +58,7 @@ class AckFrame(TypedDict):
 class ErrorFrame(TypedDict, total=False):
     type: Literal["error"]
     id: str
-    code: str
+    code: ErrorCode
     message: str
 
 
@@ -78,7 +79,7 @@ def ack(command_id: str, version: int) -> str:
     return encode(AckFrame(type="ack", id=command_id, version=version))
 
 
-def error(code: str, message: str, command_id: str | None = None) -> ErrorFrame:
+def error(code: ErrorCode, message: str, command_id: str | None = None) -> ErrorFrame:
     frame = ErrorFrame(type="error", code=code, message=message)
     if command_id is not None:
         frame["id"] = command_id

@@ -12,6 +12,7 @@ from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from app.engine.actions import Leave
+from app.engine.errors import ErrorCode
 from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.transport import frames
@@ -110,7 +111,7 @@ async def _handshake(
     return identity, frame
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str) -> None:
+async def _refuse(websocket: WebSocket, code: ErrorCode, message: str) -> None:
     await websocket.send_text(frames.encode(frames.error(code, message)))
     await websocket.close(code=CLOSE_UNAUTHORIZED)
 
@@ -131,14 +132,14 @@ class _Limits:
             conn.send(frame)
         else:
             log.info("closed a socket that kept sending refused frames")
-            conn.abort(CLOSE_POLICY, "too many refused frames")
+            conn.close(CLOSE_POLICY, "too many refused frames")
 
 
 async def _serve(
     websocket: WebSocket, conn: Connection, service: RoomService, config: AppSettings
 ) -> None:
     limits = _Limits(config)
-    while not conn.closed:
+    while not conn.closed and not conn.closing:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
             return
@@ -157,7 +158,7 @@ async def _serve(
                 )
             elif not limits.errors.take():
                 log.info("closed a socket that stayed over the rate limit")
-                conn.abort(CLOSE_POLICY, "rate limit")
+                conn.close(CLOSE_POLICY, "rate limit")
             continue
         limits.throttled = False
         if not isinstance(text, str):
@@ -180,16 +181,16 @@ async def _serve(
         if isinstance(frame, Ping):
             conn.send(frames.pong(int(time.time() * 1000), frame.command_id))
         elif isinstance(frame, Hello):
-            if limits.resumes.take():
-                await _hello_again(conn, service, frame, limits)
-            else:
-                limits.refuse(conn, frames.error("rate_limited", "too many hellos, slow down"))
+            # A hello is always answered with a welcome (PROTOCOL), but only a few per
+            # second may replay history: past that, the welcome alone.
+            replay = limits.resumes.take()
+            await _hello_again(conn, service, frame, limits, replay)
         else:
             await _command(conn, service, frame, limits)
 
 
 async def _hello_again(
-    conn: Connection, service: RoomService, hello: Hello, limits: _Limits
+    conn: Connection, service: RoomService, hello: Hello, limits: _Limits, replay: bool
 ) -> None:
     """The server always answers `hello` with a `welcome` (PROTOCOL.md): the same credential
     again resumes this socket from `since`; another one cannot switch its identity."""
@@ -201,7 +202,7 @@ async def _hello_again(
     if identity is None or identity.member_id != conn.identity.member_id:
         limits.refuse(conn, frames.error("bad_frame", "this socket is already authenticated"))
         return
-    conn.resume(hello.since)
+    conn.resume(hello.since if replay else None)
 
 
 async def _command(
@@ -223,7 +224,7 @@ async def _command(
         if limits.errors.take():
             conn.refuse(error)
         else:
-            conn.abort(CLOSE_POLICY, "too many refused frames")
+            conn.close(CLOSE_POLICY, "too many refused frames")
         return
     conn.ack(command.command_id, outcome.version)
     if isinstance(command.action, Leave):

@@ -16,15 +16,25 @@ from e2e.harness import (
     card_ids,
     consecutive,
     deal_order,
+    kinds,
     play_scripted,
 )
 
 pytestmark = pytest.mark.timeout(60)
 
 VIEW_KEYS = {
-    "room", "status", "version", "server_time", "settings", "host", "match_id", "round",
-    "seats", "you", "state", "log",
-}  # fmt: skip
+    "room",
+    "status",
+    "version",
+    "server_time",
+    "settings",
+    "host",
+    "match_id",
+    "round",
+    "seats",
+    "you",
+    "state",
+}  # fmt: skip (and `log`, in the welcome's view alone)
 SEAT_KEYS = {"seat", "name", "player_id", "bot", "connected", "hand_count", "uno", "score", "backs"}
 YOU_KEYS = {"seat", "hand", "moves"}
 MOVE_KEYS = {"play", "draw", "pass", "uno", "challenge", "accept", "catch", "choose"}
@@ -45,8 +55,11 @@ def is_error(body: Any, code: str | None = None) -> bool:
     )
 
 
-def check_view(view: dict[str, Any], seat: int | None) -> None:
+def check_view(view: dict[str, Any], seat: int | None, *, welcome: bool = False) -> None:
     assert set(view) >= VIEW_KEYS
+    assert ("log" in view) is welcome  # PROTOCOL v2: only the welcome's view has the log
+    if welcome:
+        assert all("version" in entry and not card_ids(entry) for entry in view["log"])
     for info in view["seats"]:
         assert set(info) >= SEAT_KEYS
     if seat is None:
@@ -236,7 +249,7 @@ async def test_hello_welcome_views_and_contiguous_versions(server: Harness) -> N
     welcome = host.frames[-1]
     assert welcome["you"] == {"seat": 0, "player_id": created["player_id"], "role": "player"}
     assert welcome["version"] == welcome["view"]["version"]
-    check_view(welcome["view"], 0)
+    check_view(welcome["view"], 0, welcome=True)
     assert welcome["view"]["status"] == "lobby" and welcome["view"]["host"] == 0
     assert welcome["view"]["seats"][0]["connected"] is True  # after its own hello
     assert welcome["view"]["seats"][1]["connected"] is False  # no socket yet
@@ -245,11 +258,11 @@ async def test_hello_welcome_views_and_contiguous_versions(server: Harness) -> N
     spectator_welcome = watcher.frames[-1]
     assert spectator_welcome["you"]["seat"] is None
     assert spectator_welcome["you"]["role"] == "spectator"
-    check_view(spectator_welcome["view"], None)
+    check_view(spectator_welcome["view"], None, welcome=True)
 
     g = await server.connect(room, guest["token"])
     connected = await host.event("connected")
-    assert connected["event"]["seat"] == 1
+    assert connected["seat"] == 1
 
     bot = await host.act("add_bot")
     assert bot["type"] == "ack"
@@ -258,17 +271,28 @@ async def test_hello_welcome_views_and_contiguous_versions(server: Harness) -> N
 
     reply = await host.act("start")
     assert reply["type"] == "ack"
-    # The ack follows the actor's events and names the last of them.
-    assert host.frames[-2]["type"] == "event" and reply["version"] == host.frames[-2]["version"]
+    # The ack follows the actor's one `events` frame and names the last of its events.
+    committed = host.frames[-2]
+    assert committed["type"] == "events" and host.frames[-3]["type"] != "events"
+    assert reply["version"] == committed["version"] == committed["events"][-1]["version"]
+    assert "round_started" in kinds(committed)
     for client, seat in ((host, 0), (g, 1), (watcher, None)):
         await client.quiet(0.2)
-        events = [f for f in client.frames if f["type"] == "event"]
-        assert events, seat
-        for frame in events:
-            assert frame["version"] == frame["view"]["version"]
-            assert isinstance(frame["event"]["kind"], str)
+        frames = [f for f in client.frames if f["type"] == "events"]
+        assert frames, seat
+        for frame in frames:
+            versions = [e["version"] for e in frame["events"]]
+            assert frame["version"] == frame["view"]["version"] == versions[-1]
+            assert consecutive(versions)
+            assert all(isinstance(e["kind"], str) for e in frame["events"])
             check_view(frame["view"], seat)
         assert consecutive(client.versions), (seat, client.versions)
+        assert consecutive(e["version"] for e in client.events), seat
+        # The start's commit reached every member as one frame with the same versions.
+        theirs = client.frame_for(reply["version"])
+        assert [e["version"] for e in theirs["events"]] == [
+            e["version"] for e in committed["events"]
+        ]
         assert client.view is not None and client.view["status"] == "playing"
 
 
@@ -308,8 +332,13 @@ async def test_every_hello_is_answered_with_a_welcome(server: Harness) -> None:
     await host.send({"type": "hello", "token": created["token"], "since": seen})
     welcome = await host.until(lambda f: f["type"] == "welcome")
     assert welcome["version"] == host.version == welcome["view"]["version"]
-    again = [f for f in host.frames if f["type"] == "event" and f["version"] == seen + 1]
+    again = [
+        f
+        for f in host.frames
+        if f["type"] == "events" and any(e["version"] == seen + 1 for e in f["events"])
+    ]
     assert len(again) == 2  # first as it happened, then replayed before the welcome
+    assert host.frames[-2] is again[-1] and again[-1]["version"] == welcome["version"]
     # Another seat's token cannot take this socket over.
     await host.send({"type": "hello", "token": guest["token"], "since": None})
     refused = await host.until(lambda f: f["type"] == "error")
@@ -335,10 +364,12 @@ async def test_since_resume_duplicate_id_and_stale(server: Harness) -> None:
     await g.close()
     await host.act("chat", text="while away")
     back = await server.connect(room, guest["token"], since=seen)
-    replayed = [f for f in back.frames if f["type"] == "event"]
-    assert replayed and replayed[0]["version"] == seen + 1
-    assert any(f["event"]["kind"] == "chat" for f in replayed)
+    replayed = back.frames[:-1]
+    assert replayed and all(f["type"] == "events" for f in replayed)
+    assert back.events[0]["version"] == seen + 1
+    assert "chat" in [e["kind"] for e in back.events]
     assert back.frames[-1]["type"] == "welcome"
+    assert back.events[-1]["version"] == back.frames[-1]["version"]
     assert consecutive([seen, *back.versions])
 
     # `at` older than the room, on a command the newer state makes illegal: stale.
@@ -435,15 +466,18 @@ async def test_uno_declared_and_caught_in_two_players(server: Harness) -> None:
             assert (await p1.act("pass"))["type"] == "ack"
     # Seat 0 plays its second-to-last card without declaring: it is catchable now.
     assert (await p0.act("play", card=ids[0][5]))["type"] == "ack"
-    await p1.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "card_played")
+    await p1.event("card_played")
     assert p1.view is not None and 0 in p1.view["you"]["moves"]["catch"]
     assert p1.view["state"]["deadlines"]["uno"] is not None
     caught = await p1.act("catch", seat=0)
     assert caught["type"] == "ack"
     assert p0.view is not None
-    await p0.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "uno_caught")
-    await p0.quiet(0.2)  # the penalty cards follow the call-out
-    assert p0.view["seats"][0]["hand_count"] == 3  # one card plus the two of the penalty
+    called = await p0.event("uno_caught")
+    # The penalty cards come with the call-out, in the same frame.
+    after = kinds(called.frame)[kinds(called.frame).index("uno_caught") :]
+    assert after[:2] == ["uno_caught", "card_drawn"]
+    assert called.view["seats"][0]["hand_count"] == 3  # one card plus the two of the penalty
+    assert p0.frame_for(caught["version"]) is called.frame
 
 
 @pytest.mark.parametrize("case", ["declared", "window_closed"])
@@ -462,7 +496,7 @@ async def test_uno_not_catchable(server: Harness, case: str) -> None:
     declared = case == "declared"
     assert (await p0.act("play", card=ids[0][5], uno=declared))["type"] == "ack"
     if declared:
-        assert any(f.get("event", {}).get("kind") == "uno_declared" for f in p0.frames)
+        assert p0.seen("uno_declared")
     else:
         await p1.event("timer_expired", timeout=3)  # the catch window closed
     await p1.quiet(0.1)
@@ -480,21 +514,18 @@ async def test_wild_draw_four_challenge_and_round_end(server: Harness) -> None:
     # Seat 0 holds red 5 (matching red): the Wild Draw Four is an illegal one.
     reply = await p0.act("play", card=ids[0][0], color="blue")
     assert reply["type"] == "ack"
-    await p1.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "challenge_opened")
+    await p1.event("challenge_opened")
     assert p1.view is not None and p1.view["you"]["moves"]["challenge"] is True
     assert p1.view["state"]["phase"] == "challenge" and p1.view["state"]["turn"] == 1
     assert (await p1.act("challenge"))["type"] == "ack"
-    mine = next(f for f in p1.frames if f.get("event", {}).get("kind") == "challenge_resolved")
-    theirs = await p0.until(
-        lambda f: f["type"] == "event" and f["event"]["kind"] == "challenge_resolved"
-    )
-    seen = await watcher.until(
-        lambda f: f["type"] == "event" and f["event"]["kind"] == "challenge_resolved"
-    )
+    mine = p1.seen("challenge_resolved")[0]
+    theirs = await p0.event("challenge_resolved")
+    seen = await watcher.event("challenge_resolved")
     hand_ids = set(ids[0][1:])
-    assert hand_ids <= card_ids(mine["event"])  # shown to the challenger
-    assert not (hand_ids & card_ids(seen["event"]))  # not to anyone else
-    assert theirs["event"]["kind"] == "challenge_resolved"
+    assert hand_ids <= card_ids(mine)  # shown to the challenger
+    assert not (hand_ids & card_ids(seen))  # not to anyone else
+    assert not (hand_ids & card_ids(theirs))
+    assert mine["version"] == theirs["version"] == seen["version"]
 
 
 async def test_round_end_match_record_and_match_end(server: Harness) -> None:
@@ -505,13 +536,12 @@ async def test_round_end_match_record_and_match_end(server: Harness) -> None:
     p0, p1 = clients
     await asyncio.wait_for(asyncio.gather(play_scripted(p0), play_scripted(p1)), 30)
     await p0.quiet(0.3)
-    round_ended = next(f for f in p0.frames if f.get("event", {}).get("kind") == "round_ended")
-    ended = round_ended["event"]
-    check_view(round_ended["view"], 0)
+    ended = p0.seen("round_ended")[0]
+    check_view(ended.view, 0)
     assert set(ended) >= {"kind", "round", "winner", "hands", "points", "scores"}
     assert len(ended["hands"]) == len(ended["points"]) == len(ended["scores"]) == 2
     assert ended["winner"] in (0, 1) and ended["round"] == 1
-    match_id = round_ended["view"]["match_id"]
+    match_id = ended.view["match_id"]
     record = (await server.http.get(f"/api/matches/{match_id}")).json()
     assert set(record) >= {"match_id", "room", "status", "settings", "players", "rounds", "scores"}
     assert record["match_id"] == match_id and record["room"] == room
@@ -520,9 +550,6 @@ async def test_round_end_match_record_and_match_end(server: Harness) -> None:
     assert record["scores"] == ended["scores"]
     assert [(p["seat"], p["name"]) for p in record["players"]] == [(0, "P0"), (1, "P1")]
     assert set(record["rounds"][0]) >= {"number", "winner", "points", "ended_at"}
-    match_ended = next(
-        (f for f in p0.frames if f.get("event", {}).get("kind") == "match_ended"), None
-    )
-    assert match_ended is not None
-    assert set(match_ended["event"]) >= {"winner", "scores"}
-    assert record["status"] == "finished" and record["winner"] == match_ended["event"]["winner"]
+    (match_ended,) = p0.seen("match_ended")
+    assert set(match_ended) >= {"winner", "scores"}
+    assert record["status"] == "finished" and record["winner"] == match_ended["winner"]

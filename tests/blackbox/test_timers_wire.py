@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from e2e.harness import Client, Harness, play_scripted
+from e2e.harness import Client, Harness, Seen, kinds, play_scripted
 
 from blackbox.test_contract import hooked_table
 
@@ -25,19 +25,24 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def events_after(client: Client, version: int) -> list[dict[str, Any]]:
+def events_after(client: Client, version: int) -> list[Seen]:
     """The events this client received with a version above `version`, in order."""
-    return [f["event"] for f in client.frames if f["type"] == "event" and f["version"] > version]
+    return client.events_after(version)
 
 
 def kinds_after(client: Client, version: int) -> list[str]:
-    return [e["kind"] for e in events_after(client, version)]
+    return client.kinds_after(version)
 
 
-def fired_on_time(frame: dict[str, Any], deadline: dict[str, Any]) -> None:
-    """The event's view was made at or after the deadline, and not much later."""
+def bare(event: dict[str, Any]) -> dict[str, Any]:
+    """An event without its `version`, to compare with what it must say."""
+    return {k: v for k, v in event.items() if k != "version"}
+
+
+def fired_on_time(seen: Seen, deadline: dict[str, Any]) -> None:
+    """The event's frame was made at or after the deadline, and not much later."""
     at = deadline["at"]
-    assert at <= frame["view"]["server_time"] <= at + SLACK_MS, (deadline, frame["view"])
+    assert at <= seen.view["server_time"] <= at + SLACK_MS, (deadline, seen.view)
 
 
 async def own_turn_quickly(client: Client) -> None:
@@ -62,7 +67,7 @@ async def _timeout_draws_passes_then_afk_bot_and_return(server: Harness) -> None
         afk_timeouts=2,
         bot_delay_ms=0,
     )
-    await p1.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "round_started")
+    await p1.event("round_started")
     assert p1.view is not None
     start_version = p1.version
     turn = p1.view["state"]["deadlines"]["turn"]
@@ -70,10 +75,10 @@ async def _timeout_draws_passes_then_afk_bot_and_return(server: Harness) -> None
     assert (TURN - 1) * 1000 <= turn["at"] - p1.view["server_time"] <= TURN * 1000
 
     expired = await p1.event("timer_expired", timeout=TURN + 2)
-    assert expired["event"]["timer"] == "turn" and expired["event"]["seat"] == 0
+    assert expired["timer"] == "turn" and expired["seat"] == 0
     fired_on_time(expired, turn)
     passed = await p1.event("turn_passed")
-    assert passed["event"]["seat"] == 0
+    assert passed["seat"] == 0
     after = kinds_after(p1, start_version)
     # timer_expired first, then the draw for the sleeper, then the pass.
     assert after[0] == "timer_expired" and "card_drawn" in after
@@ -93,22 +98,21 @@ async def _timeout_draws_passes_then_afk_bot_and_return(server: Harness) -> None
     assert turn["seat"] == 0
     second_version = p1.version
     took = await p1.event("bot_took_over", timeout=TURN + 2)
-    assert took["event"]["seat"] == 0
-    assert took["view"]["seats"][0]["afk"] is True
+    assert took["seat"] == 0
+    assert took.view["seats"][0]["afk"] is True
     kinds = kinds_after(p1, second_version)
     assert kinds[0] == "timer_expired" and kinds[-1] == "bot_took_over"
     first = next(e for e in events_after(p1, second_version) if e["kind"] == "timer_expired")
-    assert first == {"kind": "timer_expired", "timer": "turn", "seat": 0}
+    assert bare(first) == {"kind": "timer_expired", "timer": "turn", "seat": 0}
     assert p1.view["state"]["turn"] == 1
 
     # The bot now plays seat 0 at once (bot_delay_ms 0), long before its turn timer.
     await own_turn_quickly(p1)
     t0 = time.monotonic()
     await p1.until(
-        lambda f: (
-            f["type"] == "event"
-            and f["event"]["kind"] in ("card_played", "card_drawn")
-            and f["event"].get("seat") == 0
+        lambda f: any(
+            e["kind"] in ("card_played", "card_drawn") and e.get("seat") == 0
+            for e in f.get("events", [])
         ),
         timeout=3,
     )
@@ -122,7 +126,7 @@ async def _timeout_draws_passes_then_afk_bot_and_return(server: Harness) -> None
     assert returned["seat"] == 0
     assert p0.view is not None and p0.view["seats"][0]["afk"] is False
     seen = await p1.event("player_returned")
-    assert seen["event"]["seat"] == 0 and seen["view"]["seats"][0]["afk"] is False
+    assert seen["seat"] == 0 and seen.view["seats"][0]["afk"] is False
     # No bot plays the seat any more: on its turn it waits (for its timer).
     await p1.quiet(0.3)
     if p1.view["state"]["turn"] == 1:
@@ -152,7 +156,7 @@ async def _own_action_restarts_the_afk_count(server: Harness) -> None:
     await own_turn_quickly(p1)
     mark = p1.version
     expired = await p1.event("timer_expired", timeout=TURN + 2)  # sleeps again: 1 in a row
-    assert expired["event"]["seat"] == 0
+    assert expired["seat"] == 0
     await p1.quiet(0.3)
     assert "bot_took_over" not in kinds_after(p1, mark)
     assert p1.view is not None and p1.view["seats"][0]["afk"] is False
@@ -178,10 +182,10 @@ async def _after_draw_timeout_only_passes(server: Harness) -> None:
     assert deadline["seat"] == 0
     mark = p0.version
     expired = await p0.event("timer_expired", timeout=TURN + 2)
-    assert expired["event"] == {"kind": "timer_expired", "timer": "turn", "seat": 0}
+    assert bare(expired) == {"kind": "timer_expired", "timer": "turn", "seat": 0}
     fired_on_time(expired, deadline)
     passed = await p0.event("turn_passed")
-    assert passed["event"]["seat"] == 0
+    assert passed["seat"] == 0
     assert "card_drawn" not in kinds_after(p0, mark) and "card_played" not in kinds_after(p0, mark)
     assert p0.view["seats"][0]["hand_count"] == count and p0.view["state"]["turn"] == 1
 
@@ -205,7 +209,7 @@ async def _penalty_timeout_takes_the_penalty(server: Harness) -> None:
     assert deadline["seat"] == 1
     mark = p1.version
     expired = await p1.event("timer_expired", timeout=TURN + 2)
-    assert expired["event"] == {"kind": "timer_expired", "timer": "turn", "seat": 1}
+    assert bare(expired) == {"kind": "timer_expired", "timer": "turn", "seat": 1}
     fired_on_time(expired, deadline)
     await p1.quiet(0.3)
     drawn = [e for e in events_after(p1, mark) if e["kind"] == "card_drawn"]
@@ -228,12 +232,12 @@ async def _choose_timeout_names_a_color(server: Harness) -> None:
     deadline = p1.view["state"]["deadlines"]["turn"]
     assert deadline["seat"] == 0
     expired = await p1.event("timer_expired", timeout=TURN + 2)
-    assert expired["event"] == {"kind": "timer_expired", "timer": "turn", "seat": 0}
+    assert bare(expired) == {"kind": "timer_expired", "timer": "turn", "seat": 0}
     fired_on_time(expired, deadline)
     chosen = await p1.event("color_chosen")
-    assert chosen["event"]["seat"] == 0
-    assert chosen["event"]["color"] in ("red", "yellow", "green", "blue")
-    assert p1.view["state"]["color"] == chosen["event"]["color"]
+    assert chosen["seat"] == 0
+    assert chosen["color"] in ("red", "yellow", "green", "blue")
+    assert p1.view["state"]["color"] == chosen["color"]
     assert p1.view["state"]["phase"] == "play"
     assert p0.view is not None
 
@@ -250,9 +254,7 @@ async def _a_timer_never_fires_for_a_state_that_moved_on(server: Harness) -> Non
     assert p0.view["state"]["deadlines"]["turn"]["seat"] == 1
     assert p0.view["state"]["deadlines"]["turn"]["at"] > first["at"]
     await p1.quiet(2.0)  # past the first deadline
-    assert not any(
-        f["type"] == "event" and f["event"]["kind"] == "timer_expired" for f in p1.frames
-    )
+    assert not p1.seen("timer_expired")
 
 
 async def _a_timeout_move_does_not_close_the_uno_window(server: Harness) -> None:
@@ -261,7 +263,7 @@ async def _a_timeout_move_does_not_close_the_uno_window(server: Harness) -> None
     _p0, p1, _ids, played = await _down_to_one(server, uno_window_ms=30000, turn_seconds=TURN)
     assert played["view"]["state"]["deadlines"]["turn"]["seat"] == 1
     expired = await p1.event("timer_expired", timeout=TURN + 2)
-    assert expired["event"] == {"kind": "timer_expired", "timer": "turn", "seat": 1}
+    assert bare(expired) == {"kind": "timer_expired", "timer": "turn", "seat": 1}
     await p1.event("turn_passed")
     assert p1.view is not None and p1.view["state"]["deadlines"]["uno"] is not None
     assert p1.view["you"]["moves"]["catch"] == [0]
@@ -294,7 +296,7 @@ async def test_challenge_timer_expiry_accepts(server: Harness) -> None:
     )
     assert (await p0.act("play", card=ids[0][0], color="green"))["type"] == "ack"
     opened = await p1.event("challenge_opened")
-    view = opened["view"]
+    view = opened.view
     assert view["state"]["phase"] == "challenge" and view["state"]["turn"] == 1
     deadline = view["state"]["deadlines"]["challenge"]
     assert deadline is not None and deadline["seat"] == 1
@@ -302,7 +304,7 @@ async def test_challenge_timer_expiry_accepts(server: Harness) -> None:
     assert view["state"]["deadlines"]["turn"] is None  # untimed game
     mark = p1.version
     expired = await p1.event("timer_expired", timeout=5)
-    assert expired["event"] == {"kind": "timer_expired", "timer": "challenge", "seat": 1}
+    assert bare(expired) == {"kind": "timer_expired", "timer": "challenge", "seat": 1}
     fired_on_time(expired, deadline)
     await p1.quiet(0.3)
     after = events_after(p1, mark)
@@ -337,11 +339,7 @@ async def _down_to_one(
     sent = now_ms()
     assert (await p0.act("play", card=ids[0][5]))["type"] == "ack"
     played = await p1.until(
-        lambda f: (
-            f["type"] == "event"
-            and f["event"]["kind"] == "card_played"
-            and f["view"]["seats"][0]["hand_count"] == 1
-        )
+        lambda f: "card_played" in kinds(f) and f["view"]["seats"][0]["hand_count"] == 1
     )
     uno = played["view"]["state"]["deadlines"]["uno"]
     assert uno is not None and uno["seat"] == 0
@@ -378,10 +376,10 @@ async def test_the_window_closes_at_uno_window_ms(server: Harness) -> None:
     p0, p1, _ids, played = await _down_to_one(server, uno_window_ms=500)
     deadline = played["view"]["state"]["deadlines"]["uno"]
     expired = await p1.event("timer_expired", timeout=2)
-    assert expired["event"] == {"kind": "timer_expired", "timer": "uno", "seat": 0}
+    assert bare(expired) == {"kind": "timer_expired", "timer": "uno", "seat": 0}
     fired_on_time(expired, deadline)
-    assert expired["view"]["state"]["deadlines"]["uno"] is None
-    assert expired["view"]["you"]["moves"]["catch"] == []
+    assert expired.view["state"]["deadlines"]["uno"] is None
+    assert expired.view["you"]["moves"]["catch"] == []
     mark = p1.version
     late = await p1.act("catch", seat=0)
     assert late["type"] == "error" and late["code"] == "not_catchable"
@@ -410,14 +408,14 @@ async def test_a_false_catch_costs_the_catcher(server: Harness) -> None:
     assert late["type"] == "error" and late["code"] == "not_catchable"
     await p1.quiet(0.2)  # (its penalty events came before the error)
     after = events_after(p1, before)
-    assert after[0] == {"kind": "false_catch", "seat": 1, "target": 0, "penalty": 2}
+    assert bare(after[0]) == {"kind": "false_catch", "seat": 1, "target": 0, "penalty": 2}
     drawn = [e for e in after if e["kind"] == "card_drawn"]
     assert sum(e.get("count", 1) for e in drawn) == 2 and all(e["seat"] == 1 for e in drawn)
     assert p1.view is not None
     assert p1.view["seats"][1]["hand_count"] == played["view"]["seats"][1]["hand_count"] + 2
     assert p1.view["seats"][0]["hand_count"] == 1
     seen = await p0.event("false_catch")
-    assert seen["event"]["seat"] == 1
+    assert seen["seat"] == 1
 
 
 async def test_a_false_catch_sends_its_penalty_events_before_the_error(server: Harness) -> None:
@@ -438,19 +436,19 @@ async def test_next_round_is_dealt_by_itself_at_its_deadline(server: Harness) ->
         server, [["red 1"], ["blue 1"]], "red 9", 1, next_round_seconds=1
     )
     await asyncio.wait_for(asyncio.gather(play_scripted(p0), play_scripted(p1)), 20)
-    ended = next(f for f in p0.frames if f.get("event", {}).get("kind") == "round_ended")
-    deadline = ended["view"]["state"]["deadlines"]["next_round"]
+    ended = p0.seen("round_ended")[0]
+    deadline = ended.view["state"]["deadlines"]["next_round"]
     assert deadline is not None
-    assert 0 <= deadline["at"] - ended["view"]["server_time"] <= 1000
+    assert 0 <= deadline["at"] - ended.view["server_time"] <= 1000
     mark = ended["version"]
     started = await p0.event("round_started", timeout=3)
-    assert started["view"]["round"] == 2 and started["view"]["status"] == "playing"
+    assert started.view["round"] == 2 and started.view["status"] == "playing"
     fired_on_time(started, deadline)
     after = kinds_after(p0, mark)
     assert "timer_expired" in after and after.index("timer_expired") < after.index("round_started")
     expired = next(e for e in events_after(p0, mark) if e["kind"] == "timer_expired")
     assert expired["timer"] == "next_round"
-    assert started["view"]["state"]["deadlines"]["next_round"] is None
+    assert started.view["state"]["deadlines"]["next_round"] is None
     assert ids
 
 

@@ -19,6 +19,7 @@ from e2e.harness import (
     card_ids,
     consecutive,
     deal_order,
+    kinds,
     running_server,
     server_settings,
 )
@@ -224,10 +225,14 @@ async def test_since_semantics(server: Harness) -> None:
         (None, []),
     ]:
         got = await resume(since)
-        assert [f["type"] for f in got] == ["event"] * len(replayed) + ["welcome"], since
-        assert [f["version"] for f in got[:-1]] == replayed
+        # The missed events in one or more `events` frames, then the welcome.
+        assert [f["type"] for f in got][-1] == "welcome", since
+        assert all(f["type"] == "events" for f in got[:-1]), since
+        assert [e["version"] for f in got[:-1] for e in f["events"]] == replayed, since
+        assert [e["kind"] for f in got[:-1] for e in f["events"]] == ["chat"] * len(replayed)
+        assert all("log" not in f["view"] for f in got[:-1])
         assert got[-1]["version"] == current == got[-1]["view"]["version"]
-        assert got[-1]["you"]["seat"] == 1
+        assert got[-1]["you"]["seat"] == 1 and "log" in got[-1]["view"]
 
 
 async def test_since_older_than_the_history_gets_the_welcome_alone() -> None:
@@ -243,7 +248,8 @@ async def test_since_older_than_the_history_gets_the_welcome_alone() -> None:
         seen = client.version
         await client.act("chat", text="late")  # (this socket replaced `host`)
         again = await harness.connect(created["room"], created["token"], since=seen)
-        assert [f["type"] for f in again.frames][-1] == "welcome"
+        assert [f["type"] for f in again.frames] == ["events", "welcome"]
+        assert again.events[0]["version"] == seen + 1
         assert consecutive([seen, *again.versions])
         assert harness.auditor.problems == []
 
@@ -254,12 +260,9 @@ async def test_a_replay_is_redacted_for_its_recipient(server: Harness) -> None:
     await p1.close()
     assert (await p0.act("draw"))["type"] == "ack"  # seat 0 draws order[15]
     back = await server.connect(p0.room, list(server.seats)[1], since=seen)
-    drawn = [
-        f["event"]
-        for f in back.frames
-        if f["type"] == "event" and f["event"]["kind"] == "card_drawn"
-    ]
+    drawn = back.seen("card_drawn")
     assert drawn and drawn[0]["seat"] == 0 and drawn[0]["count"] == 1
+    assert drawn[0].frame in back.frames[:-1]  # replayed before the welcome
     assert order[15] not in card_ids(drawn[0])
     assert back.frames[-1]["type"] == "welcome"
 
@@ -278,8 +281,7 @@ async def test_a_resent_id_is_applied_once_even_from_another_socket(server: Harn
     other = await g.act("chat", id="once", text="mine")
     assert other["type"] == "ack" and other["version"] > first["version"]
     await g.quiet(0.2)
-    chats = [f["event"] for f in g.frames if f.get("event", {}).get("kind") == "chat"]
-    assert [c["text"] for c in chats] == ["hello", "mine"]
+    assert [c["text"] for c in g.seen("chat")] == ["hello", "mine"]
 
 
 async def test_stale_only_when_the_newer_state_made_it_illegal(server: Harness) -> None:
@@ -291,7 +293,7 @@ async def test_stale_only_when_the_newer_state_made_it_illegal(server: Harness) 
     # Legal in the newer state too: applied despite the old `at`.
     assert (await p0.act("play", card=ids[0][0], at=old))["type"] == "ack"
     # Seat 1, up to date: blue on red 2 is simply illegal.
-    await p1.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "card_played")
+    await p1.event("card_played")
     mid = p1.version
     reply = await p1.act("play", card=ids[1][0], at=mid)
     assert reply["type"] == "error" and reply["code"] == "illegal_card"  # `at` is current
@@ -333,7 +335,7 @@ async def test_spectators_see_every_event_and_cannot_act(server: Harness) -> Non
     room, (p0, p1), _ids, order = await hooked_table(server, [["red 1"], ["blue 1"]], "red 9", 1)
     eve = await server.connect(room, await server.spectate(room))
     assert eve.frames[-1]["you"]["role"] == "spectator" and eve.frames[-1]["you"]["seat"] is None
-    check_view(eve.view or {}, None)
+    check_view(eve.view or {}, None, welcome=True)
     assert all(seat["backs"] is None for seat in (eve.view or {})["seats"])  # not Flip
     for kind, fields in [
         ("draw", {}),
@@ -349,17 +351,18 @@ async def test_spectators_see_every_event_and_cannot_act(server: Harness) -> Non
     assert (await p0.act("chat", text="hello all"))["type"] == "ack"
     await eve.quiet(0.2)
     await p1.quiet(0.1)
-    events = [f for f in eve.frames if f["type"] == "event"]
-    assert consecutive([before, *[f["version"] for f in events]])
-    drawn = next(f["event"] for f in events if f["event"]["kind"] == "card_drawn")
+    frames = [f for f in eve.frames if f["type"] == "events"]
+    assert consecutive([before, *[e["version"] for e in eve.events_after(before)]])
+    drawn = eve.seen("card_drawn")[0]
     assert drawn["seat"] == 0 and drawn["count"] == 1 and order[15] not in card_ids(drawn)
-    theirs = next(f["event"] for f in p1.frames if f.get("event", {}).get("kind") == "card_drawn")
+    theirs = p1.seen("card_drawn")[0]
     assert order[15] not in card_ids(theirs)
-    mine = next(f["event"] for f in p0.frames if f.get("event", {}).get("kind") == "card_drawn")
+    mine = p0.seen("card_drawn")[0]
     assert order[15] in card_ids(mine)  # the drawer sees the card
-    chat = next(f["event"] for f in events if f["event"]["kind"] == "chat")
+    assert mine["version"] == theirs["version"] == drawn["version"]
+    chat = eve.seen("chat")[0]
     assert chat["text"] == "hello all" and chat["seat"] == 0
-    for frame in events:
+    for frame in frames:
         assert frame["view"]["you"] is None and frame["version"] == frame["view"]["version"]
 
 
@@ -370,10 +373,11 @@ async def test_chat_limits_and_fan_out(server: Harness) -> None:
     ack = await host.act("chat", text=longest)
     assert ack["type"] == "ack"
     for client in (g, eve):
-        await client.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "chat")
+        await client.event("chat")
     for client in (host, g, eve):
-        frame = next(f for f in client.frames if f.get("event", {}).get("kind") == "chat")
-        assert frame["event"]["text"] == longest and frame["version"] == ack["version"]
+        (chat,) = client.seen("chat")
+        assert chat["text"] == longest and chat["version"] == ack["version"]
+        assert kinds(chat.frame) == ["chat"] and chat.frame["version"] == ack["version"]
     too_long = await host.act("chat", text="x" * 301)
     assert too_long["type"] == "error" and too_long["id"]
     assert await server.version(room) == ack["version"]
@@ -385,34 +389,34 @@ async def test_connected_disconnected_and_lobby_events(server: Harness) -> None:
     host = await server.connect(room, created["token"])
     guest = await server.join(room, "G")
     joined = await host.event("player_joined")
-    assert joined["event"]["seat"] == 1 and host.view is not None
+    assert joined["seat"] == 1 and host.view is not None
     assert host.view["seats"][1]["name"] == "G" and host.view["seats"][1]["connected"] is False
     g = await server.connect(room, guest["token"])
-    assert (await host.event("connected"))["event"]["seat"] == 1
+    assert (await host.event("connected"))["seat"] == 1
     await g.close()
     gone = await host.event("disconnected")
-    assert gone["event"]["seat"] == 1 and gone["view"]["seats"][1]["connected"] is False
+    assert gone["seat"] == 1 and gone.view["seats"][1]["connected"] is False
     changed = await host.act("settings", settings={"target_score": 200, "stack_draw2": True})
     assert changed["type"] == "ack"
-    event = next(f for f in host.frames if f.get("version") == changed["version"])
-    assert event["event"]["kind"] == "settings_changed"
-    assert event["view"]["settings"]["target_score"] == 200
-    assert event["view"]["settings"]["stack_draw2"] is True
+    frame = host.frame_for(changed["version"])
+    assert kinds(frame) == ["settings_changed"]
+    assert frame["view"]["settings"]["target_score"] == 200
+    assert frame["view"]["settings"]["stack_draw2"] is True
     assert (await server.summary(room))["settings"]["target_score"] == 200
     bot = await host.act("add_bot")
-    assert host.frames[-2]["event"]["kind"] == "player_joined"
+    assert kinds(host.frames[-2]) == ["player_joined"]
     assert host.frames[-2]["version"] == bot["version"]
     removed = await host.act("remove_bot", seat=2)
-    assert removed["type"] == "ack" and host.frames[-2]["event"]["kind"] == "player_left"
+    assert removed["type"] == "ack" and kinds(host.frames[-2]) == ["player_left"]
     assert host.view is not None and len(host.view["seats"]) == 2
 
 
 async def test_the_deal_draws_for_dealer_without_the_hook(server: Harness) -> None:
     room, host, g, _ = await two_seats(server)
     assert (await host.act("start"))["type"] == "ack"
-    kinds = [f["event"]["kind"] for f in host.frames if f["type"] == "event"]
-    assert "dealer_chosen" in kinds and "round_started" in kinds
-    assert kinds.index("dealer_chosen") < kinds.index("round_started")
+    dealt = kinds(host.frames[-2])  # the start's one commit
+    assert "dealer_chosen" in dealt and "round_started" in dealt
+    assert dealt.index("dealer_chosen") < dealt.index("round_started")
     view = host.view
     assert view is not None and view["status"] == "playing" and view["round"] == 1
     assert isinstance(view["match_id"], str) and view["match_id"]
@@ -460,10 +464,10 @@ async def test_a_turned_up_wild_is_named_by_the_first_player(server: Harness) ->
     assert reply["type"] == "error"
     chosen = await p1.act("choose", color="green")
     assert chosen["type"] == "ack"
-    event = next(f for f in p1.frames if f.get("version") == chosen["version"])
-    assert event["event"]["kind"] == "color_chosen" and event["event"]["color"] == "green"
-    assert event["view"]["state"]["color"] == "green"
-    assert event["view"]["state"]["phase"] == "play"
+    frame = p1.frame_for(chosen["version"])
+    assert kinds(frame) == ["color_chosen"] and frame["events"][0]["color"] == "green"
+    assert frame["view"]["state"]["color"] == "green"
+    assert frame["view"]["state"]["phase"] == "play"
 
 
 async def test_flip_views_show_backs_without_ids(server: Harness) -> None:
@@ -528,16 +532,16 @@ async def test_the_next_round_is_dealt_by_itself(server: Harness) -> None:
         server, [["red 1"], ["blue 1"]], "red 9", 1, next_round_seconds=1
     )
     await asyncio.wait_for(asyncio.gather(play_scripted(p0), play_scripted(p1)), 30)
-    ended = next(f for f in p0.frames if f.get("event", {}).get("kind") == "round_ended")
-    assert ended["view"]["status"] == "round_over"
-    deadline = ended["view"]["state"]["deadlines"].get("next_round")
+    ended = p0.seen("round_ended")[0]
+    assert ended.view["status"] == "round_over"
+    deadline = ended.view["state"]["deadlines"].get("next_round")
     started = await p0.event("round_started", timeout=4)
-    assert started["event"]["round"] == 2 and started["view"]["round"] == 2
-    assert started["view"]["status"] == "playing"
+    assert started["round"] == 2 and started.view["round"] == 2
+    assert started.view["status"] == "playing"
     if deadline is not None:
-        assert started["view"]["server_time"] >= deadline["at"]
+        assert started.view["server_time"] >= deadline["at"]
     # Scores carried over from round one.
-    assert [s["score"] for s in started["view"]["seats"]] == ended["event"]["scores"]
+    assert [s["score"] for s in started.view["seats"]] == ended["scores"]
 
 
 # --- HTTP ----------------------------------------------------------------------------------
@@ -589,12 +593,14 @@ async def test_under_scoring_none_a_new_match_comes_by_itself(server: Harness) -
     _room, (p0, p1), _ids, _ = await hooked_table(
         server, [["red 1"], ["blue 1"]], "red 9", 1, scoring="none", next_round_seconds=1
     )
-    await asyncio.wait_for(asyncio.gather(play_scripted(p0), play_scripted(p1)), 30)
-    first = p0.frames[-1]["view"]["match_id"]
-    ended = await p0.event("match_ended")
-    assert ended["view"]["status"] == "match_over"
+    await asyncio.wait_for(
+        asyncio.gather(play_scripted(p0, "match_ended"), play_scripted(p1, "match_ended")), 30
+    )
+    (ended,) = p0.seen("match_ended")
+    assert ended.view["status"] == "match_over"
+    first = ended.view["match_id"]
     started = await p0.event("round_started", timeout=4)
-    assert started["view"]["round"] == 1 and started["view"]["match_id"] != first
+    assert started.view["round"] == 1 and started.view["match_id"] != first
 
 
 # --- targets and penalties ----------------------------------------------------------------
@@ -634,7 +640,7 @@ async def test_a_pending_penalty_is_taken_by_draw(server: Harness) -> None:
     assert state["phase"] == "penalty" and state["turn"] == 1 and state["pending_draw"] == 2
     assert p1.view["you"]["moves"]["draw"] is True
     assert (await p1.act("draw"))["type"] == "ack"
-    drawn = next(f["event"] for f in p1.frames if f.get("event", {}).get("kind") == "card_drawn")
+    (drawn,) = p1.seen("card_drawn")
     assert drawn["seat"] == 1 and drawn["count"] == 2 and len(drawn["cards"]) == 2
     assert p1.view["state"]["pending_draw"] == 0 and p1.view["state"]["turn"] == 0
 
@@ -654,9 +660,9 @@ async def test_uno_declared_right_after_the_play(server: Harness) -> None:
     assert p0.view is not None and p0.view["you"]["moves"]["uno"] is True
     declared = await p0.act("uno")
     assert declared["type"] == "ack"
-    event = next(f for f in p0.frames if f.get("version") == declared["version"])
-    assert event["event"]["kind"] == "uno_declared" and event["event"]["seat"] == 0
-    assert event["view"]["seats"][0]["uno"] is True
+    frame = p0.frame_for(declared["version"])
+    assert kinds(frame) == ["uno_declared"] and frame["events"][0]["seat"] == 0
+    assert frame["view"]["seats"][0]["uno"] is True
     await p1.event("uno_declared")
     assert p1.view is not None and p1.view["you"]["moves"]["catch"] == []
     reply = await p1.act("catch", seat=0)
@@ -750,7 +756,7 @@ async def test_flip_wild_draw_two_is_challengeable(server: Harness, answer: str)
     await p0.quiet(0.2)
     counts = [s["hand_count"] for s in p1.view["seats"]]
     if answer == "challenge":  # guilty: the offender draws the two
-        assert any(f.get("event", {}).get("kind") == "challenge_resolved" for f in p1.frames)
+        assert p1.seen("challenge_resolved")
         assert counts == [8, 7]
     else:  # accepted (`draw` with a penalty pending takes it): two cards, the turn lost
         assert counts == [6, 9] and p1.view["state"]["turn"] == 0
@@ -779,7 +785,7 @@ async def test_draw_until_playable_then_pass_keeps_the_card(server: Harness) -> 
     assert (await p0.act("settings", settings={"dealer": 1, "deck_order": order}))["type"] == "ack"
     assert (await p0.act("start"))["type"] == "ack"
     assert (await p0.act("draw"))["type"] == "ack"
-    mine = [f["event"] for f in p0.frames if f.get("event", {}).get("kind") == "card_drawn"]
+    mine = p0.seen("card_drawn")
     assert sum(e["count"] for e in mine) == 3
     assert [c["id"] for e in mine for c in e["cards"]] == drawn
     assert p0.view is not None and p0.view["state"]["phase"] == "after_draw"
@@ -787,7 +793,7 @@ async def test_draw_until_playable_then_pass_keeps_the_card(server: Harness) -> 
     assert [o["card"] for o in p0.view["you"]["moves"]["play"]] == [drawn[2]]
     passed = await p0.act("pass")
     assert passed["type"] == "ack"
-    assert p0.frames[-2]["event"]["kind"] == "turn_passed"
+    assert kinds(p0.frames[-2]) == ["turn_passed"] and p0.frames[-2]["version"] == passed["version"]
     assert p0.view["state"]["turn"] == 1 and p0.view["seats"][0]["hand_count"] == 10
     await p1.quiet(0.2)
     assert p1.view is not None and p1.view["you"]["moves"]["draw"] is True
@@ -805,8 +811,9 @@ async def test_a_played_wild_keeps_a_null_color_and_names_it_in_the_state(
     assert sorted(option["colors"]) == sorted(COLORS)
     assert (await p0.act("play", card=ids[0][0], color="yellow"))["type"] == "ack"
     played = await p1.event("card_played")
-    assert played["event"]["card"]["id"] == ids[0][0] and played["event"]["card"]["color"] is None
-    state = played["view"]["state"]
+    assert played["card"]["id"] == ids[0][0] and played["card"]["color"] is None
+    assert played["color"] == "yellow"
+    state = played.view["state"]
     assert state["top"]["id"] == ids[0][0] and state["top"]["color"] is None
     assert state["color"] == "yellow" and state["turn"] == 1
 
@@ -826,7 +833,7 @@ async def test_draw_facing_a_wild_draw_four_takes_the_penalty(server: Harness) -
     assert (await p0.act("play", card=ids[0][0], color="blue"))["type"] == "ack"
     await p1.event("challenge_opened")
     assert (await p1.act("draw"))["type"] == "ack"
-    drawn = next(f["event"] for f in p1.frames if f.get("event", {}).get("kind") == "card_drawn")
+    (drawn,) = p1.seen("card_drawn")
     assert drawn["seat"] == 1 and drawn["count"] == 4
     assert p1.view is not None
     assert p1.view["seats"][1]["hand_count"] == 11 and p1.view["state"]["turn"] == 0

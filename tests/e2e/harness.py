@@ -1,5 +1,10 @@
 """Real sockets against a real server: uvicorn on a free loopback port, in the test's own
-event loop, and `websockets` clients whose every received frame passes the leak auditor."""
+event loop, and `websockets` clients whose every received frame passes the leak auditor.
+
+Wire v2 (PROTOCOL.md section 3): one `events` frame per commit and recipient, carrying
+every event of the commit (each with its own `version`) and the view after the last one.
+A `Client` keeps the real frames and also offers the events one at a time (`events`,
+`event(kind)`), each remembering the frame that carried it."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import contextlib
 import itertools
 import json
 import socket
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +22,7 @@ import uvicorn
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from app.engine.events import Event
 from app.main import create_app
 from app.rooms.service import RoomService
 from app.settings import AppSettings
@@ -29,7 +35,6 @@ def server_settings(**overrides: Any) -> AppSettings:
     values: dict[str, Any] = {
         "database_url": "memory://",
         "uno_test_hooks": True,
-        "history_limit": 100_000,  # the auditor reads the state after every event
         "hello_timeout_seconds": 1.0,
         "rate_limit_per_second": 200.0,
         "rate_limit_burst": 400,
@@ -74,60 +79,167 @@ def keys_of(value: Any) -> set[str]:
     return set()
 
 
+@dataclass(frozen=True)
+class Truth:
+    """What the server held right after one event: who holds which card, what lies face
+    down in the draw pile. Copied at commit time, so later moves cannot change it."""
+
+    status: str
+    hands: tuple[frozenset[int], ...]
+    draw_pile: frozenset[int]
+
+    def hidden_from(self, seat: int | None) -> set[int]:
+        """Card ids `seat` (None: a spectator) must not see: other hands, the draw pile."""
+        hidden = set(self.draw_pile)
+        for s, hand in enumerate(self.hands):
+            if s != seat:
+                hidden |= hand
+        return hidden
+
+
+def truth_of(state: Any) -> Truth:
+    return Truth(
+        state.status,
+        tuple(frozenset(hand) for hand in state.hands),
+        frozenset(state.draw_pile),
+    )
+
+
 class LeakAuditor:
-    """No frame to seat s carries a card of another hand (before the round's reveal), a
-    token, or a secret key. Ground truth is the server's own state after each version."""
+    """No frame to seat s carries a card of another hand or of the draw pile (before the
+    round's reveal), a token, or a secret key. Every event of an `events` frame is checked
+    against the server's state right after that event, the frame's view against the state
+    after the frame's last event. Ground truth comes from `RoomService.commit_observers`,
+    which sees each commit's events while they still hold the state after each of them."""
 
     def __init__(self, service: RoomService) -> None:
         self.service = service
         self.tokens: set[str] = set()
         self.frames = 0
         self.problems: list[str] = []
+        self.truth: dict[tuple[str, int], Truth] = {}
+        self.missing_after = 0  # events observed without a state (the engine did not trace)
+        service.commit_observers.append(self.observe)
+
+    def observe(self, room: str, events: Sequence[Event]) -> None:
+        for event in events:
+            if event.after is None:
+                self.missing_after += 1
+                continue
+            self.truth[(room, event.version)] = truth_of(event.after)
+
+    async def truth_at(self, room: str, version: int) -> Truth | None:
+        known = self.truth.get((room, version))
+        if known is not None:
+            return known
+        # Committed before this auditor listened (a room restored from the database): the
+        # store still holds the state of a recent commit's end.
+        state = await self.service.store.state_at(room, version)
+        return None if state is None else truth_of(state)
 
     async def check(self, room: str, seat: int | None, raw: str) -> None:
         self.frames += 1
         frame = json.loads(raw)
+        kind = frame.get("type")
         for token in self.tokens:
             if token in raw:
-                self.problems.append(f"token in a {frame.get('type')} frame")
+                self.problems.append(f"token in a {kind} frame")
         secret = keys_of(frame) & SECRET_KEYS
         if secret:
-            self.problems.append(f"secret keys {sorted(secret)} in a {frame.get('type')} frame")
-        if frame.get("type") == "welcome":
-            seat = frame["you"]["seat"]
-        version = frame.get("version")
-        if frame.get("type") not in ("event", "welcome") or not isinstance(version, int):
-            if card_ids(frame):
-                self.problems.append(f"card ids in a {frame.get('type')} frame")
+            self.problems.append(f"secret keys {sorted(secret)} in a {kind} frame")
+        if kind == "welcome" and isinstance(frame.get("you"), dict):
+            seat = frame["you"].get("seat")
+        parts: list[tuple[str, Any, Any]] = []  # (what, part, version it describes)
+        rest = dict(frame)
+        if kind == "events" and isinstance(frame.get("events"), list):
+            for event in rest.pop("events"):
+                what = f"{event.get('kind')} event" if isinstance(event, dict) else "event"
+                parts.append((what, self._checked_event(event, seat), _version(event)))
+        if kind in ("events", "welcome") and "view" in rest:
+            parts.append((f"{kind} view", rest.pop("view"), frame.get("version")))
+        if card_ids(rest):
+            self.problems.append(f"card ids outside any event or view in a {kind} frame")
+        for what, part, version in parts:
+            await self._check_part(room, seat, what, part, version)
+
+    @staticmethod
+    def _checked_event(event: Any, seat: int | None) -> Any:
+        """The event minus what its recipient may see: the challenged hand is shown to the
+        challenger alone (PROTOCOL 3, `challenge_resolved`)."""
+        if (
+            isinstance(event, dict)
+            and event.get("kind") == "challenge_resolved"
+            and seat is not None
+            and event.get("seat") == seat
+        ):
+            return {k: v for k, v in event.items() if k != "hand"}
+        return event
+
+    async def _check_part(
+        self, room: str, seat: int | None, what: str, part: Any, version: Any
+    ) -> None:
+        ids = card_ids(part)
+        if not ids:
             return
-        state = await self._state_at(room, version)
-        if state is None or state.status != "playing":
+        if not isinstance(version, int) or isinstance(version, bool):
+            self.problems.append(f"seat {seat}: cards in a {what} without a version")
+            return
+        truth = await self.truth_at(room, version)
+        if truth is None:
+            self.problems.append(f"seat {seat}: no ground truth for a {what} at {version}")
+            return
+        if truth.status != "playing":
             return  # lobby, or after the reveal
-        foreign = {cid for s, hand in enumerate(state.hands) if s != seat for cid in hand}
-        checked: dict[str, Any] = dict(frame)
-        event = frame.get("event") or {}
-        if event.get("kind") == "challenge_resolved" and seat is not None:
-            checked.pop("event")  # the challenged hand is shown to the challenger alone
-        leaked = card_ids(checked) & foreign
+        leaked = ids & truth.hidden_from(seat)
         if leaked:
             self.problems.append(
-                f"seat {seat} saw {len(leaked)} foreign card(s) in a {frame['type']} frame "
-                f"at version {version} ({event.get('kind')})"
+                f"seat {seat} saw {len(leaked)} hidden card(s) in a {what} at version {version}"
             )
 
-    async def _state_at(self, room: str, version: int) -> Any:
-        if version <= 0:
-            return None
-        events = await self.service.store.events_since(room, version - 1)
-        if not events:
-            return None
-        return events[0].after
+
+def _version(event: Any) -> Any:
+    return event.get("version") if isinstance(event, dict) else None
 
 
 # --- clients ----------------------------------------------------------------------------
 
 
 _ids = itertools.count(1)
+
+
+class Seen(dict[str, Any]):
+    """One event as a client received it (`kind`, `version` and its fields), with `frame`,
+    the `events` frame that carried it; `view` is that frame's view: the state after the
+    frame's last event, which may come after this one."""
+
+    frame: dict[str, Any]
+
+    @property
+    def view(self) -> dict[str, Any]:
+        view: dict[str, Any] = self.frame["view"]
+        return view
+
+
+def check_shape(frame: dict[str, Any]) -> None:
+    """What PROTOCOL v2 promises of every `events` and `welcome` frame."""
+    if frame["type"] == "events":
+        events = frame["events"]
+        assert isinstance(events, list) and events, frame
+        versions = [e["version"] for e in events]
+        assert all(isinstance(e["kind"], str) for e in events), events
+        assert consecutive(versions), versions  # a frame never skips a version
+        assert frame["version"] == versions[-1] == frame["view"]["version"], frame["version"]
+        assert "log" not in frame["view"]  # only the welcome's view carries the log
+    elif frame["type"] == "welcome":
+        assert frame["version"] == frame["view"]["version"]
+        assert isinstance(frame["view"].get("log"), list)
+
+
+def kinds(frame: dict[str, Any]) -> list[str]:
+    """The kinds of an `events` frame's events (nothing for other frames)."""
+    if frame.get("type") != "events":
+        return []
+    return [e["kind"] for e in frame["events"]]
 
 
 @dataclass
@@ -140,7 +252,11 @@ class Client:
     view: dict[str, Any] | None = None
     version: int = -1
     frames: list[dict[str, Any]] = field(default_factory=list)
+    # Every version received (events and welcomes), in arrival order, repeats collapsed.
     versions: list[int] = field(default_factory=list)
+    # Every event received, in version order, each once (a replay of known ones adds none).
+    events: list[Seen] = field(default_factory=list)
+    _unread: int = 0  # events[_unread:] not yet handed out by `event` (see there)
 
     async def send(self, frame: dict[str, Any]) -> None:
         await self.ws.send(json.dumps(frame))
@@ -154,20 +270,38 @@ class Client:
         return command_id
 
     async def recv(self, timeout: float = RECV_TIMEOUT) -> dict[str, Any]:
+        """The next frame (audited and recorded); its events count as read."""
+        frame = await self._recv(timeout)
+        self._unread = len(self.events)
+        return frame
+
+    async def _recv(self, timeout: float) -> dict[str, Any]:
         raw = await asyncio.wait_for(self.ws.recv(), timeout)
         assert isinstance(raw, str)
         await self.auditor.check(self.room, self.seat, raw)
         frame: dict[str, Any] = json.loads(raw)
         self.frames.append(frame)
+        check_shape(frame)
         if frame["type"] == "welcome":
             self.seat = frame["you"]["seat"]
             self.role = frame["you"]["role"]
-        if frame["type"] in ("event", "welcome"):
+        if frame["type"] == "events":
+            top = self.events[-1]["version"] if self.events else -1
+            for event in frame["events"]:
+                self._saw(event["version"])
+                if event["version"] > top:
+                    seen = Seen(event)
+                    seen.frame = frame
+                    self.events.append(seen)
+        if frame["type"] in ("events", "welcome"):
             self.view = frame["view"]
             self.version = frame["version"]
-            if not self.versions or self.versions[-1] != frame["version"]:
-                self.versions.append(frame["version"])
+            self._saw(frame["version"])
         return frame
+
+    def _saw(self, version: int) -> None:
+        if not self.versions or self.versions[-1] != version:
+            self.versions.append(version)
 
     async def until(
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float = RECV_TIMEOUT
@@ -191,10 +325,42 @@ class Client:
     async def act(self, type_: str, **fields: Any) -> dict[str, Any]:
         return await self.reply(await self.command(type_, **fields))
 
-    async def event(self, kind: str, timeout: float = RECV_TIMEOUT) -> dict[str, Any]:
-        return await self.until(
-            lambda f: f["type"] == "event" and f["event"]["kind"] == kind, timeout
-        )
+    async def event(self, kind: str, timeout: float = RECV_TIMEOUT) -> Seen:
+        """The next event of `kind` not read yet. A frame read by any other call counts as
+        read whole; one read here keeps its events after the match for the next call, so
+        `event("card_played")` then `event("turn_skipped")` finds both in one frame."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            while self._unread < len(self.events):
+                seen = self.events[self._unread]
+                self._unread += 1
+                if seen["kind"] == kind:
+                    return seen
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise TimeoutError(f"no {kind} event")
+            await self._recv(left)
+
+    async def catch_up(self, version: int, timeout: float = RECV_TIMEOUT) -> None:
+        """Read until this client has seen `version` (every frame read counts as read)."""
+        if self.version < version:
+            await self.until(lambda f: f["type"] == "events" and f["version"] >= version, timeout)
+        self._unread = len(self.events)
+
+    def events_after(self, version: int) -> list[Seen]:
+        """The events received with a version above `version`, in order."""
+        return [e for e in self.events if e["version"] > version]
+
+    def kinds_after(self, version: int) -> list[str]:
+        return [e["kind"] for e in self.events_after(version)]
+
+    def frame_for(self, version: int) -> dict[str, Any]:
+        """The `events` frame this client received that ends at `version` (an ack's)."""
+        return next(f for f in self.frames if f["type"] == "events" and f["version"] == version)
+
+    def seen(self, kind: str) -> list[Seen]:
+        """Every event of `kind` received so far."""
+        return [e for e in self.events if e["kind"] == kind]
 
     async def quiet(self, seconds: float) -> list[dict[str, Any]]:
         """Every frame arriving within `seconds` (expecting few or none)."""
@@ -359,7 +525,7 @@ async def play_scripted(client: Client, stop_kind: str = "round_ended") -> None:
     while True:
         if pending is not None or frame or scripted_move(client.view or {}) is None:
             frame = await client.recv(10)
-        if frame.get("type") == "event" and frame["event"]["kind"] == stop_kind:
+        if stop_kind in kinds(frame):
             return
         if frame.get("type") in ("ack", "error") and frame.get("id") == pending:
             pending = None

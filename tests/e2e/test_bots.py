@@ -24,23 +24,19 @@ async def test_four_bots_play_a_whole_match_to_the_target(server: Harness) -> No
     await seated.close()
 
     ended = await spectator.event("match_ended", timeout=40)
-    scores = ended["event"]["scores"]
+    scores = ended["scores"]
     assert max(scores) >= 150
-    assert ended["event"]["winner"] == scores.index(max(scores))
-    assert all(seat["bot"] for seat in ended["view"]["seats"])
+    assert ended["winner"] == scores.index(max(scores))
+    assert all(seat["bot"] for seat in ended.view["seats"])
     assert consecutive(spectator.versions)
-    rounds = [f for f in spectator.frames if f.get("event", {}).get("kind") == "round_ended"]
-    assert rounds and rounds[-1]["event"]["scores"] == scores
+    rounds = spectator.seen("round_ended")
+    assert rounds and rounds[-1]["scores"] == scores
     # The next round came by itself, once per finished round but the last.
-    next_rounds = [
-        f
-        for f in spectator.frames
-        if f.get("event", {}).get("kind") == "timer_expired" and f["event"]["timer"] == "next_round"
-    ]
+    next_rounds = [e for e in spectator.seen("timer_expired") if e["timer"] == "next_round"]
     assert len(next_rounds) == len(rounds) - 1
-    match = (await server.http.get(f"/api/matches/{ended['view']['match_id']}")).json()
+    match = (await server.http.get(f"/api/matches/{ended.view['match_id']}")).json()
     assert match["status"] == "finished"
-    assert match["winner"] == ended["event"]["winner"]
+    assert match["winner"] == ended["winner"]
     assert len(match["rounds"]) == len(rounds)
 
 
@@ -55,13 +51,11 @@ async def test_host_starts_a_new_match_after_match_over(server: Harness) -> None
     first = seated.view
     assert first is not None and first["status"] == "match_over"
     assert (await seated.act("start"))["type"] == "ack"
-    started = next(
-        f for f in reversed(seated.frames) if f.get("event", {}).get("kind") == "round_started"
-    )
-    assert started["view"]["match_id"] != first["match_id"]
+    started = seated.seen("round_started")[-1]
+    assert started.view["match_id"] != first["match_id"]
     for match_id, status in (
         (first["match_id"], "finished"),
-        (started["view"]["match_id"], "running"),
+        (started.view["match_id"], "running"),
     ):
         record = (await server.http.get(f"/api/matches/{match_id}")).json()
         assert record["status"] == status

@@ -39,18 +39,21 @@ async def test_four_players_and_a_spectator_play_a_round(
         asyncio.gather(*(play_scripted(p) for p in players), watch()), timeout=40
     )
 
-    ended = [c.frames[-1] for c in (*players, spectator)]
-    for frame in ended:
-        assert frame["event"]["kind"] == "round_ended"
-    reveal = ended[0]["event"]
+    clients = (*players, spectator)
+    reveals = [c.seen("round_ended")[-1] for c in clients]
+    for client, seen in zip(clients, reveals, strict=True):
+        assert client.frames[-1] is seen.frame  # the last frame each member read
+    reveal = reveals[0]
     assert len(reveal["hands"]) == 4 and len(reveal["points"]) == 4
     assert reveal["hands"][reveal["winner"]] == []
+    assert all(seen.view["status"] != "playing" for seen in reveals)
     # Every member saw every version after its welcome, in order, with no gap.
-    for client in (*players, spectator):
+    for client in clients:
         assert consecutive(client.versions), client.versions
-    assert {c.version for c in (*players, spectator)} == {ended[0]["version"]}
+        assert consecutive(e["version"] for e in client.events)
+    assert {c.version for c in clients} == {reveal.frame["version"]}
     # The completed round is in the match record.
-    match_id = ended[0]["view"]["match_id"]
+    match_id = reveal.view["match_id"]
     response = await server.http.get(f"/api/matches/{match_id}")
     assert response.status_code == 200
     match = response.json()

@@ -50,11 +50,14 @@ async def test_resume_with_since_replays_missed_events_then_welcome(server: Harn
     again.seat = 1
     await again.send({"type": "hello", "token": guest["token"], "since": seen})
     welcome = await again.until(lambda f: f["type"] == "welcome")
-    replayed = [f for f in again.frames if f["type"] == "event"]
-    kinds = [f["event"]["kind"] for f in replayed]
+    replayed = [f for f in again.frames if f["type"] == "events"]
+    assert again.frames[-1] is welcome and again.frames[:-1] == replayed
+    kinds = [e["kind"] for e in again.events]
     assert kinds[:2] == ["disconnected", "chat"]
+    assert again.events[0]["version"] == seen + 1
     assert consecutive([seen, *again.versions])
-    assert welcome["version"] == replayed[-1]["version"]
+    assert welcome["version"] == replayed[-1]["version"] == again.events[-1]["version"]
+    assert "log" in welcome["view"] and all("log" not in f["view"] for f in replayed)
     assert again.view is not None
     _same_table(before, again.view)
     if "connected" not in kinds:  # the reconnection itself, announced after the welcome
@@ -87,8 +90,8 @@ async def test_second_socket_replaces_the_first(server: Harness) -> None:
     assert (await second.act("chat", text="moved tabs"))["type"] == "ack"
     summary = await server.summary(room)
     assert summary["seats"][1]["connected"] is True
-    kinds = [f["event"]["kind"] for f in second.frames if f["type"] == "event"]
-    assert "disconnected" not in kinds
+    assert second.events  # (the chat at least)
+    assert "disconnected" not in [e["kind"] for e in second.events]
 
 
 async def test_resent_command_id_is_applied_once(server: Harness) -> None:

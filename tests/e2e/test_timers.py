@@ -26,11 +26,7 @@ async def _room(
 
 
 def _expired(client: Client) -> list[dict[str, Any]]:
-    return [
-        f["event"]
-        for f in client.frames
-        if f["type"] == "event" and f["event"]["kind"] == "timer_expired"
-    ]
+    return list(client.seen("timer_expired"))
 
 
 async def _turn_timer(server: Harness) -> None:
@@ -39,8 +35,8 @@ async def _turn_timer(server: Harness) -> None:
     deadline = a.view["state"]["deadlines"]["turn"]
     assert deadline["seat"] == 0
     expired = await b.event("timer_expired", timeout=7)
-    assert expired["event"]["timer"] == "turn" and expired["event"]["seat"] == 0
-    assert expired["view"]["server_time"] >= deadline["at"]
+    assert expired["timer"] == "turn" and expired["seat"] == 0
+    assert expired.view["server_time"] >= deadline["at"]
     await b.event("turn_passed")  # drew for the sleeper, then kept the card and passed
     assert b.view is not None and b.view["state"]["turn"] == 1
     assert b.view["seats"][0]["hand_count"] == 8
@@ -57,7 +53,7 @@ async def _challenge_timer(server: Harness) -> None:
     await b.event("challenge_opened")
     assert b.view is not None and b.view["state"]["phase"] == "challenge"
     expired = await b.event("timer_expired", timeout=5)
-    assert expired["event"]["timer"] == "challenge" and expired["event"]["seat"] == 1
+    assert expired["timer"] == "challenge" and expired["seat"] == 1
     await b.quiet(1.0)
     assert len(_expired(b)) == 1
     assert b.view["seats"][1]["hand_count"] == 11  # accepted: drew four
@@ -80,7 +76,7 @@ async def _uno_window(server: Harness) -> None:
     await b.event("card_played")
     assert b.view is not None and b.view["you"]["moves"]["catch"] == [0]
     expired = await b.event("timer_expired", timeout=2)
-    assert expired["event"]["timer"] == "uno" and expired["event"]["seat"] == 0
+    assert expired["timer"] == "uno" and expired["seat"] == 0
     refused = await b.act("catch", seat=0)
     assert refused["type"] == "error" and refused["code"] == "not_catchable"
     await b.quiet(0.5)
@@ -94,7 +90,7 @@ async def _afk_takeover(server: Harness) -> None:
         [["blue 1"], ["blue 2", "green 2"]],
     )
     took = await b.event("bot_took_over", timeout=7)
-    assert took["event"]["seat"] == 0
+    assert took["seat"] == 0
     assert b.view is not None and b.view["state"]["turn"] == 1
     assert (await b.act("draw"))["type"] == "ack"
     if b.view["you"]["moves"]["pass"]:
@@ -102,9 +98,11 @@ async def _afk_takeover(server: Harness) -> None:
     # The bot plays seat 0 at once (bot_delay_ms 0), well before any turn timer.
     await b.until(
         lambda f: (
-            f["type"] == "event"
-            and f["event"]["kind"] in ("card_played", "card_drawn")
-            and f["event"].get("seat") == 0
+            f["type"] == "events"
+            and any(
+                e["kind"] in ("card_played", "card_drawn") and e.get("seat") == 0
+                for e in f["events"]
+            )
         ),
         timeout=2,
     )

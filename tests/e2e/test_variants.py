@@ -44,11 +44,14 @@ async def test_a_round_with_humans_bots_and_a_spectator(
     )
     for client in (a, b, spectator):
         assert consecutive(client.versions)
-    reveal = spectator.frames[-1]["event"]
+    reveal = spectator.seen("round_ended")[-1]
+    assert spectator.frames[-1] is reveal.frame
     assert len(reveal["hands"]) == 4
     if settings["variant"] == "flip":
-        assert spectator.view is not None
-        assert any(s["backs"] for s in spectator.frames[-2]["view"]["seats"])
+        playing = [
+            f["view"] for f in spectator.frames if f.get("view", {}).get("status") == "playing"
+        ]
+        assert playing and all(any(s["backs"] for s in v["seats"]) for v in playing)
 
 
 async def test_a_full_table_of_ten(server: Harness) -> None:
@@ -64,6 +67,7 @@ async def test_a_full_table_of_ten(server: Harness) -> None:
     await asyncio.wait_for(
         asyncio.gather(play_scripted(a), spectator.event("round_ended", 30)), timeout=40
     )
-    reveal = spectator.frames[-1]["event"]
+    reveal = spectator.seen("round_ended")[-1]
+    assert spectator.frames[-1] is reveal.frame
     assert len(reveal["hands"]) == 10 and len(reveal["points"]) == 10
     assert consecutive(spectator.versions) and consecutive(a.versions)

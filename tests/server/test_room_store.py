@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.engine import new_table, parse_settings
 from app.engine.events import Event
-from app.store.rooms import Member, MemoryRoomStore, RoomRecord, token_digest
+from app.store.rooms import STATES_KEPT, Member, MemoryRoomStore, RoomRecord, token_digest
 
 
 def _record(version: int = 0) -> RoomRecord:
@@ -15,6 +15,18 @@ def _record(version: int = 0) -> RoomRecord:
 
 def _events(first: int, last: int) -> list[Event]:
     return [Event("chat", v, {"text": str(v)}) for v in range(first, last + 1)]
+
+
+async def _commit(store: MemoryRoomStore, record: RoomRecord, first: int, last: int) -> None:
+    """Commit events first..last as one commit, each holding the state after it (as the
+    engine traces them), the record's state being the one after the last."""
+    expected = record.state.version
+    events = _events(first, last)
+    for event in events:
+        event.after = record.state.clone()
+        event.after.version = event.version
+    record.state = events[-1].after
+    assert await store.commit("r1", expected, record, events)
 
 
 async def test_commit_needs_the_expected_version() -> None:
@@ -32,16 +44,67 @@ async def test_commit_needs_the_expected_version() -> None:
     assert await store.events_since("nope", 0) is None
 
 
-async def test_history_is_bounded() -> None:
+async def test_the_history_keeps_commit_boundaries() -> None:
+    store = MemoryRoomStore(history_limit=100)
+    record = _record()
+    await store.create(record, [])
+    await _commit(store, record, 1, 3)  # a move of three events
+    await _commit(store, record, 4, 4)
+    await _commit(store, record, 5, 6)
+    commits = await store.commits_since("r1", 0)
+    assert commits is not None
+    assert [[e.version for e in c.events] for c in commits] == [[1, 2, 3], [4], [5, 6]]
+    assert [(c.first, c.last) for c in commits] == [(1, 3), (4, 4), (5, 6)]
+    after_first = await store.commits_since("r1", 3)
+    assert after_first is not None and [c.first for c in after_first] == [4, 5]
+    assert await store.commits_since("r1", 6) == []
+    assert await store.commits_since("r1", 7) is None  # ahead of the room
+    assert await store.commits_since("r1", -1) is None
+    assert await store.commits_since("nope", 0) is None
+    # No event in the history holds a state: a view is only built of a commit's end.
+    assert all(e.after is None for c in commits for e in c.events)
+
+
+async def test_states_are_kept_for_commit_ends_of_the_newest_commits_only() -> None:
+    store = MemoryRoomStore(history_limit=1000)
+    record = _record()
+    await store.create(record, [])
+    total = STATES_KEPT + 4
+    for k in range(total):  # commits of two events: ends at 2, 4, ..., 2 * total
+        await _commit(store, record, 2 * k + 1, 2 * k + 2)
+    current = 2 * total
+    state = await store.state_at("r1", current)
+    assert state is record.state and state.version == current
+    newest = [current - 2 * k for k in range(STATES_KEPT)]
+    for version in newest:
+        kept = await store.state_at("r1", version)
+        assert kept is not None and kept.version == version, version
+    assert await store.state_at("r1", current - 1) is None  # inside a commit: never a view
+    assert await store.state_at("r1", current - 2 * STATES_KEPT) is None  # too old
+    assert await store.state_at("r1", 2) is None
+    assert await store.state_at("nope", 2) is None
+    # The old commits' events are still there for a resume, without their states.
+    commits = await store.commits_since("r1", 0)
+    assert commits is not None and len(commits) == total
+    assert all(c.state is None for c in commits[:-STATES_KEPT])
+    assert all(c.state is not None for c in commits[-STATES_KEPT:])
+
+
+async def test_history_is_bounded_by_events_and_never_splits_a_commit() -> None:
     store = MemoryRoomStore(history_limit=5)
     record = _record()
     await store.create(record, [])
-    record.state = record.state.clone()
-    record.state.version = 12
-    assert await store.commit("r1", 0, record, _events(1, 12))
-    assert await store.events_since("r1", 6) is None  # 7 was evicted
-    assert [e.version for e in await store.events_since("r1", 7) or []] == [8, 9, 10, 11, 12]
-    assert [e.version for e in await store.events_since("r1", 10) or []] == [11, 12]
+    for first in (1, 4, 7, 10):  # four commits of three events
+        await _commit(store, record, first, first + 2)
+    # Five events at most, in whole commits: only the last commit fits.
+    assert await store.events_since("r1", 6) is None
+    assert await store.commits_since("r1", 6) is None
+    assert [e.version for e in await store.events_since("r1", 9) or []] == [10, 11, 12]
+    assert [e.version for e in await store.events_since("r1", 11) or []] == [12]
+    # One commit larger than the whole limit is kept whole: a client gets whole commits.
+    await _commit(store, record, 13, 20)
+    assert [e.version for e in await store.events_since("r1", 12) or []] == list(range(13, 21))
+    assert await store.events_since("r1", 9) is None
 
 
 def test_tokens_are_kept_only_as_digests() -> None:

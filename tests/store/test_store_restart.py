@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 import websockets
-from e2e.harness import Client, Harness, play_scripted, running_server, server_settings
+from e2e.harness import (
+    Client,
+    Harness,
+    Seen,
+    play_scripted,
+    running_server,
+    server_settings,
+)
 
 from app.settings import AppSettings
 from app.store.sql.models import RoomMember, Round
@@ -32,14 +39,10 @@ def scores(view: dict[str, Any]) -> list[int]:
     return [seat["score"] for seat in view["seats"]]
 
 
-async def play_round(*players: Client) -> list[dict[str, Any]]:
+async def play_round(*players: Client) -> list[Seen]:
     """Every human plays until the round ends; the `round_ended` event each of them saw."""
     await asyncio.gather(*(play_scripted(p) for p in players))
-    return [next(f for f in reversed(p.frames) if _is_round_end(f)) for p in players]
-
-
-def _is_round_end(frame: dict[str, Any]) -> bool:
-    return frame.get("type") == "event" and frame["event"]["kind"] == "round_ended"
+    return [p.seen("round_ended")[-1] for p in players]
 
 
 def _server(database: Database, monkeypatch: pytest.MonkeyPatch) -> AppSettings:
@@ -81,7 +84,7 @@ async def test_a_match_goes_on_after_a_restart(
         before = ann_c.view
         assert before is not None and before["status"] == "round_over"
         match_id = before["match_id"]
-        assert first["event"]["round"] == 1 and scores(before) == first["event"]["scores"]
+        assert first["round"] == 1 and scores(before) == first["scores"]
         stale_version = ann_c.version
     tokens = {ann["token"]: ann["seat"], bob["token"]: bob["seat"]}
 
@@ -91,7 +94,7 @@ async def test_a_match_goes_on_after_a_restart(
         assert (summary["status"], summary["round"], summary["scores"]) == (
             "round_over",
             1,
-            first["event"]["scores"],
+            first["scores"],
         )
         assert all(not seat["connected"] for seat in summary["seats"] if not seat["bot"])
         ann_c = await server.connect(room, ann["token"], since=stale_version)
@@ -109,16 +112,16 @@ async def test_a_match_goes_on_after_a_restart(
         assert (await server.http.get("/api/rooms/no-such-room")).status_code == 404
 
         assert (await ann_c.act("start"))["type"] == "ack"
-        second = (await play_round(ann_c, bob_c))[0]["event"]
+        second = (await play_round(ann_c, bob_c))[0]
         assert second["round"] == 2 and second["match_id"] == match_id
         assert second["scores"] == [
-            a + b for a, b in zip(first["event"]["scores"], second["points"], strict=True)
+            a + b for a, b in zip(first["scores"], second["points"], strict=True)
         ]
         await watcher.event("round_ended")
         stored = (await server.http.get(f"/api/matches/{match_id}")).json()
 
     assert [r["number"] for r in stored["rounds"]] == [1, 2]
-    assert [r["points"] for r in stored["rounds"]] == [first["event"]["points"], second["points"]]
+    assert [r["points"] for r in stored["rounds"]] == [first["points"], second["points"]]
     assert stored["scores"] == second["scores"]
     assert stored["status"] == "running"
     counter = database.recorder(migrate=False)

@@ -89,10 +89,9 @@ async def connect(base: str, room: str, token: str) -> Client:
 
 async def round_end(*players: Client) -> dict[str, Any]:
     await asyncio.gather(*(play_scripted(p) for p in players))
-    last = players[0].frames[-1]
-    assert last["event"]["kind"] == "round_ended"
-    event: dict[str, Any] = last["event"]
-    return event
+    event = players[0].seen("round_ended")[-1]
+    assert players[0].frames[-1] is event.frame
+    return dict(event)
 
 
 async def test_a_killed_server_comes_back_with_its_rooms(tmp_path: Path) -> None:

@@ -48,10 +48,8 @@ async def test_a_bot_match_through_the_server_is_stored_as_its_events_said(
         assert (await seated.act("leave"))["type"] == "ack"  # a bot takes the seat over
         await seated.close()
         ended = await watcher.event("match_ended", timeout=40)
-        match_id = ended["view"]["match_id"]
-        round_ends: list[dict[str, Any]] = [
-            f["event"] for f in watcher.frames if f.get("event", {}).get("kind") == "round_ended"
-        ]
+        match_id = ended.view["match_id"]
+        round_ends: list[dict[str, Any]] = list(watcher.seen("round_ended"))
         live = (await server.http.get(f"/api/matches/{match_id}")).json()
 
     expected_rounds = [
@@ -64,8 +62,8 @@ async def test_a_bot_match_through_the_server_is_stored_as_its_events_said(
         for e in round_ends
     ]
     assert live["status"] == "finished"
-    assert live["winner"] == ended["event"]["winner"]
-    assert live["scores"] == ended["event"]["scores"] == round_ends[-1]["scores"]
+    assert live["winner"] == ended["winner"]
+    assert live["scores"] == ended["scores"] == round_ends[-1]["scores"]
     assert live["rounds"] == expected_rounds
 
     # a new server process on the same database: the match is intact

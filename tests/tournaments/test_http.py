@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from e2e.harness import Harness, play_scripted, running_server, server_settings
+from e2e.harness import Harness, kinds, play_scripted, running_server, server_settings
 
 FAST = {"turn_seconds": 5, "bot_delay_ms": 0, "next_round_seconds": 0}
 
@@ -318,9 +318,7 @@ async def test_a_no_show_does_not_block_the_table_past_the_grace_period(server: 
     mine = await seat_of(h, code, here)
     client = await h.connect(mine["room"], mine["token"])
     # One of two connected: the table waits...
-    assert not [
-        f for f in await client.quiet(0.7) if f.get("event", {}).get("kind") == "round_started"
-    ]
+    assert not [f for f in await client.quiet(0.7) if "round_started" in kinds(f)]
     assert (await h.summary(mine["room"]))["status"] == "lobby"
     # ...until the grace period is over, then deals without the absent entrant.
     await client.event("round_started", timeout=3)

@@ -1,0 +1,189 @@
+"""One hostile client against a server on its default limits (issue 11, findings 1-4): a
+socket that floods and never reads is closed, refused frames are not answered one for one,
+a `hello` cannot draw a large replay, and a seat left mid-match is no longer its token's."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from tests.e2e.harness import Harness, running_server, server_settings
+
+
+@pytest.fixture
+async def strict() -> Any:
+    """The production limits (the shared harness raises the rate limit for its scripts)."""
+    async with running_server(
+        server_settings(history_limit=512, rate_limit_per_second=50.0, rate_limit_burst=100)
+    ) as harness:
+        yield harness
+
+
+async def _socket(harness: Harness, room: str, token: str, since: int | None = None) -> Any:
+    ws = await websockets.connect(f"{harness.ws_base}/ws/rooms/{room}", max_queue=4)
+    await ws.send(json.dumps({"type": "hello", "token": token, "since": since}))
+    return ws
+
+
+async def _frames_until_welcome(ws: ClientConnection) -> tuple[list[dict[str, Any]], int]:
+    got: list[dict[str, Any]] = []
+    size = 0
+    while True:
+        raw = await asyncio.wait_for(ws.recv(), 5)
+        assert isinstance(raw, str)
+        size += len(raw.encode())
+        frame = json.loads(raw)
+        got.append(frame)
+        if frame["type"] == "welcome":
+            return got, size
+
+
+async def test_a_socket_that_floods_and_never_reads_is_closed(strict: Harness) -> None:
+    created = await strict.create_room("Host")
+    room = created["room"]
+    watcher = (await strict.http.post(f"/api/rooms/{room}/spectators", json={"name": "x"})).json()
+    hub = strict.service.has_sockets
+    ws = await _socket(strict, room, watcher["token"])
+    started = time.monotonic()
+    sent = 0
+    closed = False
+    # Invalid frames, as fast as the socket takes them, never reading a reply.
+    while time.monotonic() - started < 20:
+        try:
+            for _ in range(200):
+                await ws.send("not json" * 8)
+                sent += 1
+        except websockets.ConnectionClosed:
+            closed = True
+            break
+        await asyncio.sleep(0)
+        if not hub(room):
+            closed = True
+            break
+    assert closed, f"still open after {sent} refused frames in 20 s"
+    assert time.monotonic() - started < 20
+    for _ in range(100):  # the server forgets the socket soon after closing it
+        if not hub(room):
+            break
+        await asyncio.sleep(0.05)
+    assert not hub(room)
+    await ws.close()
+
+
+async def test_refused_frames_are_not_answered_one_for_one(strict: Harness) -> None:
+    created = await strict.create_room("Host")
+    ws = await _socket(strict, created["room"], created["token"])
+    await _frames_until_welcome(ws)
+    for _ in range(600):
+        await ws.send("{}")  # no type: bad_frame
+    errors = 0
+    code = None
+    try:
+        while True:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            errors += frame["type"] == "error"
+    except websockets.ConnectionClosed as exc:
+        code = exc.rcvd.code if exc.rcvd is not None else None
+    assert code == 1008
+    # The error budget's burst (100) plus a little refill, far from one reply per frame.
+    assert 0 < errors <= 130, errors
+
+
+async def test_staying_over_the_rate_limit_closes_the_socket(strict: Harness) -> None:
+    created = await strict.create_room("Host")
+    ws = await _socket(strict, created["room"], created["token"])
+    await _frames_until_welcome(ws)
+    for i in range(1000):
+        await ws.send(json.dumps({"type": "ping", "id": f"p{i}"}))
+    kinds: list[str] = []
+    code = None
+    try:
+        while True:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            kinds.append(frame.get("code") or frame["type"])
+    except websockets.ConnectionClosed as exc:
+        code = exc.rcvd.code if exc.rcvd is not None else None
+    assert code == 1008
+    assert kinds.count("rate_limited") == 1  # one per streak, then silence
+    assert kinds.count("pong") <= 110
+
+
+async def test_a_hello_cannot_draw_a_large_replay(strict: Harness) -> None:
+    created = await strict.create_room("Host")
+    room = created["room"]
+    ws = await _socket(strict, room, created["token"])
+    await _frames_until_welcome(ws)
+    for i in range(400):  # history: 400 chat events of ~300 characters
+        await ws.send(json.dumps({"type": "chat", "id": f"m{i}", "text": "x" * 290}))
+        if i % 40 == 39:
+            await asyncio.sleep(1)  # stay under the rate limit
+    version = await strict.version(room)
+    assert version > 400
+    await ws.close()
+
+    # Far back: the welcome alone, a few kB.
+    far = await _socket(strict, room, created["token"], since=version - 390)
+    got, size = await _frames_until_welcome(far)
+    assert [f["type"] for f in got] == ["welcome"]
+    assert size <= 64 * 1024
+    # Near: the missed events in one frame, then the welcome, still small.
+    near = await _socket(strict, room, created["token"], since=version - 5)
+    got, size = await _frames_until_welcome(near)
+    assert [f["type"] for f in got] == ["events", "welcome"]
+    now = got[1]["version"]
+    assert [e["version"] for e in got[0]["events"]] == list(range(version - 4, now + 1))
+    assert size <= 64 * 1024
+    await far.close()
+
+    # Repeated hellos on one socket, each asking for the most the history can replay: every
+    # one is answered with a welcome, but only the first few replay anything.
+    for _ in range(10):
+        await near.send(
+            json.dumps({"type": "hello", "token": created["token"], "since": version - 60})
+        )
+    kinds: list[str] = []
+    total = 0
+    while kinds.count("welcome") < 10:
+        raw = await asyncio.wait_for(near.recv(), 5)
+        total += len(raw.encode())
+        kinds.append(json.loads(raw)["type"])
+    assert kinds.count("events") <= 4
+    assert total <= 4 * 48 * 1024 + 10 * 16 * 1024
+    await near.close()
+
+
+async def test_a_seat_left_mid_match_is_no_longer_its_tokens(strict: Harness) -> None:
+    created = await strict.create_room("Host", {"bot_delay_ms": 50})
+    room = created["room"]
+    guest = await strict.join(room, "Guest")
+    host = await _socket(strict, room, created["token"])
+    await _frames_until_welcome(host)
+    await host.send(json.dumps({"type": "start", "id": "go"}))
+    ws = await _socket(strict, room, guest["token"])
+    await _frames_until_welcome(ws)
+    await ws.send(json.dumps({"type": "leave", "id": "bye"}))
+    acked = False
+    code = None
+    try:
+        while True:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            acked = acked or (frame["type"] == "ack" and frame["id"] == "bye")
+    except websockets.ConnectionClosed as exc:
+        code = exc.rcvd.code if exc.rcvd is not None else None
+    assert acked and code == 1000
+
+    again = await _socket(strict, room, guest["token"])
+    refusal = json.loads(await asyncio.wait_for(again.recv(), 5))
+    assert refusal["type"] == "error" and refusal["code"] == "unauthorized"
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await asyncio.wait_for(again.recv(), 5)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+    summary = await strict.summary(room)
+    assert summary["seats"][guest["seat"]]["bot"] is True
+    await host.close()
