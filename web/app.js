@@ -340,6 +340,8 @@ function onEvent(ev, version, names) {
   if (ev.kind === 'round_ended') { S.summary = ev; S.summaryHidden = false; }
   if (ev.kind === 'match_ended') { S.matchEnd = ev; S.summaryHidden = false; }
   if (ev.kind === 'round_started') { S.summary = null; S.matchEnd = null; S.unoArmed = false; }
+  // The host role may pass to you while you look elsewhere (the host left or stayed away).
+  if (ev.kind === 'host_changed' && ev.host != null && ev.host === S.view?.you?.seat && S.view?.host !== ev.host) toast(t('lobby.you_host'));
 }
 
 function afterEvents(events, before) {

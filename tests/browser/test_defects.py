@@ -705,3 +705,17 @@ def test_the_table_says_it_waits_for_a_player_to_reconnect(make_page: Callable[.
     site = FakeSite(page, view)
     site.open_room()
     expect(page.get_by_test_id("turn-status")).to_have_text("Waiting for Mikko to reconnect…")
+
+
+def test_d07_the_host_role_passing_to_you_is_said(make_page: Callable[..., Page]) -> None:
+    view = fv.lobby_view(now_ms())
+    view["host"] = 2
+    view["you"]["moves"] = {"play": [], "start": False}
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    expect(page.get_by_test_id("lobby-wait")).to_be_visible()
+    mine = fv.lobby_view(now_ms())
+    site.push_event({"kind": "host_changed", "host": 0}, mine)
+    expect(page.get_by_test_id("toast")).to_contain_text("You are the host now")
+    expect(page.get_by_test_id("start-btn")).to_be_enabled()

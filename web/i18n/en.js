@@ -429,4 +429,5 @@ export default {
   'seat.new_card': 'new',
   'join.use_name': 'Use “{name}”',
   'table.waiting_reconnect': 'Waiting for {name} to reconnect…',
+  'lobby.you_host': 'You are the host now: you start the game and change the settings.',
 };

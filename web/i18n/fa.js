@@ -429,4 +429,5 @@ export default {
   'seat.new_card': 'تازه',
   'join.use_name': 'از «{name}» استفاده کن',
   'table.waiting_reconnect': 'منتظر اتصال دوبارهٔ {name}…',
+  'lobby.you_host': 'اکنون شما میزبان هستید: بازی را شروع می‌کنید و تنظیمات را تغییر می‌دهید.',
 };

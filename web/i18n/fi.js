@@ -429,4 +429,5 @@ export default {
   'seat.new_card': 'uusi',
   'join.use_name': 'Käytä nimeä ”{name}”',
   'table.waiting_reconnect': 'Odotetaan, että {name} palaa linjoille…',
+  'lobby.you_host': 'Olet nyt isäntä: sinä aloitat pelin ja muutat asetuksia.',
 };

@@ -429,4 +429,5 @@ export default {
   'seat.new_card': 'yeni',
   'join.use_name': '“{name}” kullan',
   'table.waiting_reconnect': '{name} yeniden bağlanması bekleniyor…',
+  'lobby.you_host': 'Artık ev sahibi sensin: oyunu sen başlatır, ayarları sen değiştirirsin.',
 };
