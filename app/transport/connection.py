@@ -79,7 +79,11 @@ class Connection:
         self.identity = identity
         self.service = service
         config = service.config
-        self._max_items = config.outbox_max_frames
+        # A client within its budgets never fills the outbox, however slow our sends: it can
+        # have a whole rate burst and error burst of replies queued at once.
+        self._max_items = max(
+            config.outbox_max_frames, config.rate_limit_burst + config.error_budget_burst + 32
+        )
         self._send_timeout = config.send_timeout_seconds
         self._resume_max_bytes = config.resume_max_bytes
         self.version = -1  # the last version this client has received
@@ -198,7 +202,9 @@ class Connection:
 
     async def _send(self, text: str) -> None:
         # A client that does not read blocks the send once the buffers are full: bounded.
-        await asyncio.wait_for(self.websocket.send_text(text), self._send_timeout)
+        # (asyncio.timeout, not wait_for: no task per send on the hot path.)
+        async with asyncio.timeout(self._send_timeout):
+            await self.websocket.send_text(text)
 
     async def _close_socket(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
@@ -250,10 +256,27 @@ class Connection:
                 text = frames.commit_frames(commit, now).for_seat(seat)
             await self._send(text)
             self.version = commit.last
-        if behind:  # only when the newest commit lost its state: start afresh
-            record = await self.service.store.load(self.room)
-            if record is not None:
-                await self._welcome(record.state)
+        if behind:
+            # The newest commits read lost their states while this socket was sending (more
+            # commits landed meanwhile): their events, and whatever came since, in one frame
+            # with the view of the room now.
+            await self._send_merged_to_now()
+
+    async def _send_merged_to_now(self) -> None:
+        record = await self.service.store.load(self.room)
+        if record is None:
+            return
+        state = record.state
+        held = await self.service.store.events_since(self.room, self.version)
+        events = [e for e in held or () if e.version <= state.version]
+        if not events or events[-1].version != state.version:
+            await self._welcome(state)  # the history no longer reaches back: start afresh
+            return
+        seat = self._seat(state)
+        await self._send(
+            frames.merged_frame(events, state, seat, self.service.clock(), self.version)
+        )
+        self.version = state.version
 
     async def _welcome(self, state: State) -> None:
         recent = await self.service.store.events_since(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
@@ -179,7 +178,7 @@ async def _serve(
             limits.refuse(conn, frames.error(exc.code, exc.message, exc.command_id))
             continue
         if isinstance(frame, Ping):
-            conn.send(frames.pong(int(time.time() * 1000), frame.command_id))
+            conn.send(frames.pong(service.clock(), frame.command_id))
         elif isinstance(frame, Hello):
             # A hello is always answered with a welcome (PROTOCOL), but only a few per
             # second may replay history: past that, the welcome alone.

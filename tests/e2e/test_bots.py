@@ -28,6 +28,9 @@ async def test_four_bots_play_a_whole_match_to_the_target(server: Harness) -> No
     assert max(scores) >= 150
     assert ended["winner"] == scores.index(max(scores))
     assert all(seat["bot"] for seat in ended.view["seats"])
+    # One welcome, then every commit: a watcher that reads slower than four bots play gets
+    # the commits it missed merged, never a fresh welcome that skips versions.
+    assert [f["type"] for f in spectator.frames].count("welcome") == 1
     assert consecutive(spectator.versions)
     rounds = spectator.seen("round_ended")
     assert rounds and rounds[-1]["scores"] == scores

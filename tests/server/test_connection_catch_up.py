@@ -1,0 +1,90 @@
+"""A socket's sender against a room that moves faster than the client reads (PROTOCOL 3:
+"each recipient sees every version in order, with no gaps"). The room's history drops the
+state of old commits while a sender is still working through a list of them: the commits it
+held must still reach the client, merged if need be, never replaced by a fresh `welcome`
+that skips versions the history still holds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from app.bus.memory import MemoryBus
+from app.engine import actions as act
+from app.rooms.service import RoomService
+from app.settings import AppSettings
+from app.store.recorder import MemoryRecorder
+from app.store.rooms import STATES_KEPT, MemoryRoomStore
+from app.transport.commands import Command
+from app.transport.connection import Connection
+
+
+class SlowSocket:
+    """Sends wait at a gate, as to a client whose buffers are full."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self.sending = asyncio.Event()
+
+    async def send_text(self, text: str) -> None:
+        self.sending.set()
+        await self.gate.wait()
+        self.sent.append(json.loads(text))
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        return None
+
+
+async def _settled(conn: Connection, version: int) -> None:
+    async with asyncio.timeout(5):
+        while conn.version < version:
+            await asyncio.sleep(0.01)
+
+
+async def test_a_slow_sender_still_sends_every_commit_it_held() -> None:
+    service = RoomService(
+        AppSettings(database_url="memory://"), MemoryRoomStore(), MemoryBus(), MemoryRecorder()
+    )
+    created = await service.create_room("A", None)
+    room = created.room
+    who = await service.identify(room, created.token)
+    assert who is not None
+    ws = SlowSocket()
+    conn = Connection(ws, room, who, service)  # type: ignore[arg-type]
+    conn.start()
+    record = await service.store.load(room)
+    assert record is not None
+    await _settled(conn, record.version)
+    assert [f["type"] for f in ws.sent] == ["welcome"]
+    start = conn.version
+
+    async def chat(k: int) -> int:
+        outcome = await service.submit(room, who, Command("chat", f"c{k}", None, act.Chat("hi")))
+        assert outcome.version is not None
+        return outcome.version
+
+    # Two commits before the sender runs: it reads both, then its first send blocks...
+    await chat(1)
+    latest = await chat(2)
+    ws.gate.clear()
+    ws.sending.clear()
+    conn.notify(latest)
+    await asyncio.wait_for(ws.sending.wait(), 5)
+    # ...while the room moves on far enough for the second one to lose its kept state.
+    for k in range(3, STATES_KEPT + 4):
+        latest = await chat(k)
+    conn.notify(latest)
+    ws.gate.set()
+    await _settled(conn, latest)
+    await asyncio.sleep(0.05)
+    await conn.stop()
+
+    kinds = [f["type"] for f in ws.sent]
+    assert kinds.count("welcome") == 1, kinds  # no fresh welcome mid-stream
+    versions = [e["version"] for f in ws.sent if f["type"] == "events" for e in f["events"]]
+    assert versions == list(range(start + 1, latest + 1)), versions
+    texts = [e["text"] for f in ws.sent if f["type"] == "events" for e in f["events"]]
+    assert len(texts) == latest - start
