@@ -1,13 +1,157 @@
 // Entry point: routing (/, /r/CODE, /t/CODE), the room session, and rendering of the view.
-import { h, replaceKeepingFocus } from './dom.js';
-import { LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t } from './i18n/index.js';
-import { loadSession, forgetSession } from './api.js';
-import { RoomSocket } from './socket.js';
-import { describe } from './events.js';
-import { homeScreen, joinScreen } from './home.js';
-import { tournamentScreen, tableIsReady } from './tournament.js';
+// The room's socket lives here too, so a room page loads in few requests.
+import { h, s as svg, replaceKeepingFocus, patch, tickTimers, LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t, errorText, loadSession, forgetSession, describe } from './core.js';
+import { playEvents, tableScreen, NARROW } from './table.js';
 import { lobbyScreen } from './lobby.js';
-import { tableScreen, tickTimers, NARROW } from './table.js';
+
+// === the WebSocket =======================================================================
+// The room's WebSocket (PROTOCOL section 3): hello with `since`, reconnect with backoff,
+// command ids, resend of unanswered commands, ping for the server clock.
+
+const PING_EVERY_MS = 15000;
+const PONG_GRACE_MS = 10000;
+
+let counter = 0;
+const SESSION_TAG = Math.random().toString(36).slice(2, 8);
+
+function newId() {
+  counter += 1;
+  return `${SESSION_TAG}-${Date.now().toString(36)}-${counter}`;
+}
+
+export class RoomSocket {
+  /**
+   * @param {object} o
+   * @param {string} o.room
+   * @param {string} o.token
+   * @param {() => (number|null)} o.since   last version seen
+   * @param {(frame: object) => void} o.onFrame
+   * @param {(state: string) => void} o.onState  'connecting' | 'online' | 'offline'
+   */
+  constructor({ room, token, since, onFrame, onState }) {
+    Object.assign(this, { room, token, since, onFrame, onState });
+    this.ws = null;
+    this.attempt = 0;
+    this.stopped = false;
+    this.pending = new Map();
+    this.timers = {};
+  }
+
+  start() {
+    this.stopped = false;
+    this.connect();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timers.retry);
+    clearInterval(this.timers.ping);
+    clearTimeout(this.timers.pong);
+    const ws = this.ws;
+    this.ws = null;
+    if (ws && ws.readyState <= 1) {
+      try { ws.close(1000, 'bye'); } catch { /* already closing */ }
+    }
+  }
+
+  connect() {
+    clearTimeout(this.timers.retry);
+    this.onState('connecting');
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/rooms/${encodeURIComponent(this.room)}`);
+    this.ws = ws;
+    ws.onopen = () => {
+      if (this.ws !== ws) return;
+      ws.send(JSON.stringify({ type: 'hello', token: this.token, since: this.since() }));
+    };
+    ws.onmessage = (msg) => {
+      if (this.ws !== ws) return;
+      let frame;
+      try { frame = JSON.parse(msg.data); } catch { return; }
+      this.handle(frame);
+    };
+    ws.onclose = (e) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      clearInterval(this.timers.ping);
+      clearTimeout(this.timers.pong);
+      this.onState('offline', e.code);
+      // 4409: this seat was opened elsewhere (another tab); reconnecting would take it back
+      // and start a tug of war, so wait for the player to ask.
+      if (!this.stopped && e.code !== 4409) this.retryLater();
+    };
+    // An error is always followed by a close; the close decides what happens next.
+    ws.onerror = () => {};
+  }
+
+  handle(frame) {
+    if (frame.type === 'welcome') {
+      this.attempt = 0;
+      this.onState('online');
+      this.startPing();
+    } else if (frame.type === 'pong') {
+      clearTimeout(this.timers.pong);
+    } else if ((frame.type === 'ack' || frame.type === 'error') && frame.id) {
+      this.pending.delete(frame.id);
+    }
+    this.onFrame(frame);
+    // Commands sent while the socket was down, or whose answer was lost, go again with the
+    // same id: the server applies an id once and answers a resend with the same ack.
+    if (frame.type === 'welcome') {
+      for (const cmd of this.pending.values()) this.rawSend(cmd);
+    }
+  }
+
+  retryLater() {
+    const base = Math.min(10000, 400 * 2 ** this.attempt);
+    this.attempt += 1;
+    const delay = base * (0.75 + Math.random() * 0.5);
+    this.timers.retry = setTimeout(() => this.connect(), delay);
+  }
+
+  startPing() {
+    clearInterval(this.timers.ping);
+    this.ping();
+    this.timers.ping = setInterval(() => this.ping(), PING_EVERY_MS);
+  }
+
+  ping() {
+    if (!this.rawSend({ type: 'ping' })) return;
+    clearTimeout(this.timers.pong);
+    // No pong: the connection is dead without having said so; drop it and reconnect.
+    this.timers.pong = setTimeout(() => { if (this.ws) this.ws.close(4000, 'no pong'); }, PONG_GRACE_MS);
+  }
+
+  /** Send a command; it gets an id and is kept until answered. Returns the id. */
+  send(cmd) {
+    const full = { ...cmd, id: cmd.id || newId() };
+    this.pending.set(full.id, full);
+    this.rawSend(full);
+    return full.id;
+  }
+
+  rawSend(obj) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(obj));
+    return true;
+  }
+
+  /** Forget unanswered commands (their meaning is gone once the view has moved on). */
+  dropPending() {
+    this.pending.clear();
+  }
+
+  /** Close now and reconnect at once (used by the reconnect button). */
+  reconnectNow() {
+    this.attempt = 0;
+    this.stopped = false;
+    clearTimeout(this.timers.retry);
+    if (this.ws) this.ws.close(4000, 'reconnect');
+    else this.connect();
+  }
+}
+
+// === the room session, routing, rendering ================================================
 
 const LOG_LIMIT = 200;
 
@@ -29,6 +173,8 @@ const S = {
   summaryHidden: false,
   newCards: new Set(),
   inflight: null,     // {id, at} of the turn command awaiting its ack
+  sounds: [],         // the sounds played (names), newest last
+  showKeys: false,    // the keyboard shortcuts list is open
 };
 
 const app = document.getElementById('app');
@@ -39,6 +185,8 @@ function route() {
   if (m) return { name: 'room', room: decodeURIComponent(m[1]) };
   m = path.match(/^\/t\/([^/]+)\/?$/);
   if (m) return { name: 'tournament', code: decodeURIComponent(m[1]) };
+  m = path.match(/^\/m\/([^/]+)\/?$/);
+  if (m) return { name: 'match', id: decodeURIComponent(m[1]) };
   return { name: 'home' };
 }
 
@@ -62,7 +210,7 @@ function leaveRoom() {
   Object.assign(S, {
     socket: null, session: null, you: null, view: null, version: null, log: [],
     summary: null, matchEnd: null, unoArmed: false, picker: null, summaryHidden: false,
-    inflight: null,
+    inflight: null, confirmLeave: false,
   });
   setConn('offline');
 }
@@ -131,17 +279,9 @@ function onFrame(f) {
       render();
       break;
     }
-    case 'event': {
-      if (S.version != null && f.version <= S.version) return; // already seen (resume overlap)
-      const ev = f.event || {};
-      const before = S.view;
-      setView(f.view, f.version);
-      onEvent(ev, f.version, before);
-      render();
-      // The summary is a modal dialog: keyboard focus goes into it when it opens.
-      if (ev.kind === 'round_ended') document.querySelector('[data-testid=summary-close]')?.focus();
+    case 'events':
+      applyEvents(f.events || [], f.view, f.version);
       break;
-    }
     case 'ack':
       answered(f.id);
       break;
@@ -155,6 +295,29 @@ function onFrame(f) {
     default:
       break; // frames this client does not know
   }
+}
+
+/**
+ * One commit (or several merged, after a resume): its events in order to the log, the live
+ * region and the animations, then the view after the last of them, rendered once.
+ */
+function applyEvents(events, view, version) {
+  const fresh = events.filter((ev) => S.version == null || ev.version == null || ev.version > S.version);
+  const last = version ?? view?.version ?? fresh.at(-1)?.version;
+  // Everything already seen (resume overlap): nothing new to show.
+  if (!fresh.length && S.version != null && last != null && last <= S.version) return;
+  const before = S.view;
+  // Seat names as they were when the events happened (a resume after a reload has no view yet).
+  const names = seatNames(before || view);
+  for (const ev of fresh) onEvent(ev, ev.version ?? last, names);
+  setView(view, last);
+  // A fresh deal is not "new cards": only cards that arrive during a round get the mark.
+  if (fresh.some((ev) => ev.kind === 'round_started' || ev.kind === 'hands_shuffled' || ev.kind === 'hands_swapped' || ev.kind === 'hands_rotated')) S.newCards = new Set();
+  afterEvents(fresh, before);
+  render();
+  playEvents(fresh, S.view?.you?.seat);
+  // The summary is a modal dialog: keyboard focus goes into it when it opens.
+  if (fresh.some((ev) => ev.kind === 'round_ended')) document.querySelector('[data-testid=summary-close]')?.focus();
 }
 
 function setView(view, version) {
@@ -172,15 +335,112 @@ function setView(view, version) {
   if (!moves?.play?.length) S.unoArmed = false;
 }
 
-function onEvent(ev, version, before) {
-  addLog(ev, version, true);
+function onEvent(ev, version, names) {
+  addLog(ev, version, true, names);
+  if (ev.kind === 'round_ended') { S.summary = ev; S.summaryHidden = false; }
+  if (ev.kind === 'match_ended') { S.matchEnd = ev; S.summaryHidden = false; }
+  if (ev.kind === 'round_started') { S.summary = null; S.matchEnd = null; S.unoArmed = false; }
+  // The host role may pass to you while you look elsewhere (the host left or stayed away).
+  if (ev.kind === 'host_changed' && ev.host != null && ev.host === S.view?.you?.seat && S.view?.host !== ev.host) toast(t('lobby.you_host'));
+}
+
+function afterEvents(events, before) {
   const seat = S.view?.you?.seat;
   const turnNow = S.view?.status === 'playing' && seat != null && S.view.state?.turn === seat;
   const turnBefore = before?.status === 'playing' && before.state?.turn === seat;
   if (turnNow && !turnBefore) announce(t('table.your_turn'));
-  if (ev.kind === 'round_ended') { S.summary = ev; S.summaryHidden = false; }
-  if (ev.kind === 'match_ended') { S.matchEnd = ev; S.summaryHidden = false; }
-  if (ev.kind === 'round_started') { S.summary = null; S.matchEnd = null; S.unoArmed = false; }
+  // One sound per frame, the most important: round end, a catch, an UNO, your turn.
+  const kinds = new Set(events.map((e) => e.kind));
+  const caught = events.some((e) => e.kind === 'uno_caught' && !e.false_catch);
+  if (kinds.has('round_ended')) sound('round');
+  else if (caught) sound('catch');
+  else if (kinds.has('uno_declared')) sound('uno');
+  else if (turnNow && !turnBefore && before) {
+    sound('turn');
+    if (!muted()) navigator.vibrate?.(120);
+  }
+}
+
+// --- sounds -------------------------------------------------------------------------------
+// Short tones made with WebAudio (no files to load); muted is remembered in localStorage.
+
+const MUTE_KEY = 'uno.mute';
+const TONES = {
+  turn: [[660, 0, 0.12], [880, 0.12, 0.16]],
+  uno: [[523, 0, 0.1], [784, 0.1, 0.1], [1046, 0.2, 0.2]],
+  catch: [[330, 0, 0.16], [220, 0.16, 0.24]],
+  round: [[523, 0, 0.14], [659, 0.14, 0.14], [784, 0.28, 0.3]],
+};
+let audio = null;
+
+function muted() {
+  try { return localStorage.getItem(MUTE_KEY) === '1'; } catch { return false; }
+}
+
+function sound(name) {
+  if (muted() || document.hidden) return;
+  S.sounds.push(name);
+  try {
+    audio ||= new AudioContext();
+    const at = audio.currentTime;
+    for (const [freq, start, len] of TONES[name]) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, at + start);
+      gain.gain.exponentialRampToValueAtTime(0.15, at + start + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, at + start + len);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at + start);
+      osc.stop(at + start + len + 0.02);
+    }
+  } catch { /* no audio here: sounds are a bonus */ }
+}
+
+function buildMute() {
+  const button = document.getElementById('mute');
+  const off = muted();
+  // A drawn speaker (an emoji may be missing from the phone's fonts).
+  button.replaceChildren(svg('svg', { viewBox: '0 0 24 24', width: 20, height: 20, 'aria-hidden': 'true' },
+    svg('path', { d: 'M3 9v6h4l5 4V5L7 9H3z', fill: 'currentColor' }),
+    off ? svg('path', { d: 'M16 9l6 6M22 9l-6 6', stroke: 'currentColor', 'stroke-width': 2, fill: 'none' })
+      : svg('path', { d: 'M15.5 8.5a5 5 0 0 1 0 7M18 6a8.5 8.5 0 0 1 0 12', stroke: 'currentColor', 'stroke-width': 2, fill: 'none' })));
+  button.setAttribute('aria-pressed', String(off));
+  button.setAttribute('aria-label', t(off ? 'sound.off' : 'sound.on'));
+  button.title = t(off ? 'sound.off' : 'sound.on');
+  button.onclick = () => {
+    try { localStorage.setItem(MUTE_KEY, muted() ? '0' : '1'); } catch { /* not remembered */ }
+    buildMute();
+  };
+}
+
+// --- keyboard shortcuts -------------------------------------------------------------------
+// D draw, U UNO, P pass, 1-9 the card at that place in the hand, ? this list.
+
+function onShortcut(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+  if (e.target.closest?.('input, textarea, select, [contenteditable]')) return;
+  if (S.conn === 'replaced' || screenName() !== 'table' || !S.view?.you) return;
+  if (e.key === '?') {
+    S.showKeys = !S.showKeys;
+    render();
+    if (S.showKeys) document.querySelector('[data-testid=keys-close]')?.focus();
+    e.preventDefault();
+    return;
+  }
+  if (document.querySelector('[aria-modal="true"], [role="alertdialog"]')) return;
+  const moves = S.view.you.moves || {};
+  const key = e.key.toLowerCase();
+  if (key === 'd' && moves.draw) send({ type: 'draw' });
+  else if (key === 'p' && moves.pass) send({ type: 'pass' });
+  else if (key === 'u') document.querySelector('[data-testid=uno-btn]:not(:disabled)')?.click();
+  else if (/^[1-9]$/.test(e.key)) {
+    const card = document.querySelectorAll('[data-testid=hand] .card')[Number(e.key) - 1];
+    if (!card) return;
+    card.focus();
+    card.click();
+  } else return;
+  e.preventDefault();
 }
 
 /** Seed the log from the view's recent events (after a reload), keeping what we already have. */
@@ -202,8 +462,11 @@ function mergeLog(list) {
  * Keep the event itself (not its sentence), with the seat names of that moment, so the log
  * is re-read in the language picked later and names stay right after seats move.
  */
-function addLog(ev, version, announceIt) {
-  const names = (S.view?.seats || []).map((x) => ({ seat: x.seat, name: x.name }));
+function seatNames(view) {
+  return (view?.seats || []).map((x) => ({ seat: x.seat, name: x.name, bot: !!x.bot }));
+}
+
+function addLog(ev, version, announceIt, names = seatNames(S.view)) {
   const entry = { version, event: ev, names };
   const text = describe(ev, { seats: names });
   if (!text) return;
@@ -240,7 +503,7 @@ function onError(f) {
     render();
     return;
   }
-  toast(t(`err.${f.code}`) !== `err.${f.code}` ? t(`err.${f.code}`) : (f.message || f.code));
+  toast(errorText(f.code));
   // A refused change (settings, say) must not stay shown as if it had been applied.
   render();
 }
@@ -262,8 +525,26 @@ export function send(cmd, { at = true } = {}) {
   if (turn) S.inflight = { id, at: Date.now() };
 }
 
+const waiting = new Map(); // command id -> resolve, for commands whose answer a caller awaits
+
 function answered(id) {
   if (S.inflight && S.inflight.id === id) S.inflight = null;
+  waiting.get(id)?.();
+  waiting.delete(id);
+}
+
+/** Send `leave`, wait for its answer (2 s at most), forget the seat and go home. */
+async function leaveSeat() {
+  if (!S.socket) return;
+  const id = S.socket.send({ type: 'leave' });
+  await new Promise((resolve) => {
+    waiting.set(id, resolve);
+    setTimeout(resolve, 2000);
+  });
+  waiting.delete(id);
+  if (S.session) forgetSession(S.session.room);
+  S.confirmLeave = false;
+  navigate('/');
 }
 
 // --- live region, toasts ----------------------------------------------------------------
@@ -296,7 +577,19 @@ export function toast(text) {
 const actions = {
   send, navigate, enterRoom, toast, announce, render: () => render(),
   leave: () => { if (S.session) forgetSession(S.session.room); navigate('/'); },
+  leaveRoom: leaveSeat,
 };
+
+let lastScreen = null;
+
+// Page code loaded when first needed: a seated player's room page needs neither the home and
+// join forms nor the tournament page.
+const pages = { home: null, tournament: null, match: null };
+const PAGE_MODULES = { home: () => import('./home.js'), tournament: () => import('./tournament.js'), match: () => import('./match.js') };
+
+function loadPage(name) {
+  PAGE_MODULES[name]().then((m) => { pages[name] = m; render(); });
+}
 
 function render() {
   setConn(S.conn);
@@ -305,28 +598,47 @@ function render() {
   document.body.dataset.screen = screenName();
   document.body.classList.toggle('dark-side', S.view?.state?.side === 'dark');
   // The tab title tells a player in another tab that it is their turn.
-  const mine = S.view?.status === 'playing' && S.view.you && S.view.state?.turn === S.view.you.seat;
+  const mine = S.conn !== 'replaced' && S.view?.status === 'playing' && S.view.you && S.view.state?.turn === S.view.you.seat;
   document.title = mine ? `● ${t('table.your_turn')} — ${t('app.title')}` : t('app.title');
   // Likewise on the tournament page when this entrant's next table is ready.
-  if (S.route.name === 'tournament' && tableIsReady(S.route.code)) document.title = `● ${t('tour.table_ready')} — ${t('app.title')}`;
+  if (S.route.name === 'tournament' && pages.tournament?.tableIsReady(S.route.code)) document.title = `● ${t('tour.table_ready')} — ${t('app.title')}`;
   let screen;
-  switch (screenName()) {
-    case 'home': screen = homeScreen(S, actions); break;
-    case 'tournament': screen = tournamentScreen(S, actions); break;
-    case 'join': screen = joinScreen(S, actions); break;
+  const need = { home: 'home', join: 'home', tournament: 'tournament', match: 'match' }[screenName()];
+  if (need && !pages[need]) {
+    loadPage(need);
+    screen = h('section', { class: 'panel center', testid: 'loading' }, h('p', {}, t('join.loading')));
+  } else switch (screenName()) {
+    case 'home': screen = pages.home.homeScreen(S, actions); break;
+    case 'tournament': screen = pages.tournament.tournamentScreen(S, actions); break;
+    case 'match': screen = pages.match.matchScreen(S, actions); break;
+    case 'join': screen = pages.home.joinScreen(S, actions); break;
     case 'connecting':
       screen = h('section', { class: 'panel center', testid: 'connecting' }, h('p', {}, t('conn.connecting')));
       break;
     case 'lobby': screen = lobbyScreen(S, actions); break;
     default: screen = tableScreen(S, actions); break;
   }
-  replaceKeepingFocus(app, screen);
+  // Another tab took this seat: this one shows so, and nothing here can act or type into the void.
+  const replaced = S.conn === 'replaced' && !!S.session;
+  if (replaced && screen) screen.inert = true;
+  // The live screens (lobby, table) are patched in place; a new screen replaces the old one.
+  const name = screenName();
+  if ((name === 'lobby' || name === 'table') && lastScreen === name) patch(app, replaced ? replacedBanner() : null, screen);
+  else replaceKeepingFocus(app, replaced ? replacedBanner() : null, screen);
+  lastScreen = name;
   tickTimers(S);
+}
+
+function replacedBanner() {
+  return h('div', { class: 'panel replaced', role: 'alert', testid: 'replaced' },
+    h('p', {}, t('conn.replaced_long')),
+    h('button', { type: 'button', class: 'primary', testid: 'take-back', onclick: () => S.socket?.reconnectNow() }, t('conn.take_back')));
 }
 
 function screenName() {
   if (S.route.name === 'home') return 'home';
   if (S.route.name === 'tournament') return 'tournament';
+  if (S.route.name === 'match') return 'match';
   if (!S.session) return 'join';
   if (!S.view) return 'connecting';
   if (S.view.status === 'lobby') return 'lobby';
@@ -341,11 +653,14 @@ function buildLanguageSwitcher() {
     h('option', { value: code, selected: code === language(), lang: code }, l.name)));
   select.onchange = () => setLanguage(select.value, { remember: true });
   document.getElementById('lang-label').textContent = t('lang.label');
+  document.getElementById('skip-link').textContent = t('a11y.skip');
 }
 
-setLanguage(initialLanguage());
+await setLanguage(initialLanguage());
 buildLanguageSwitcher();
-onLanguageChange(() => { buildLanguageSwitcher(); render(); });
+onLanguageChange(() => { buildLanguageSwitcher(); buildMute(); render(); });
+buildMute();
+document.addEventListener('keydown', onShortcut);
 window.addEventListener('popstate', start);
 NARROW.addEventListener('change', () => render());
 // A clean close on leaving the page, so the server marks the seat away at once.

@@ -1,42 +1,58 @@
 // Home (create a room, host a tournament), the join-by-link form.
-import { h } from './dom.js';
-import { t } from './i18n/index.js';
-import { api, ApiError, saveSession, knownSessions, rememberedName, rememberName } from './api.js';
+import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName } from './core.js';
+import { clampName, nameProblem, normalName } from './names.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
-import { hostTournamentPanel } from './tournament.js';
 
 function errorText(err) {
-  if (err instanceof ApiError) {
-    const key = `err.${err.code}`;
-    const text = t(key);
-    return text !== key ? text : (err.message || t('err.generic'));
-  }
-  return t('err.generic');
+  return errorByCode(err instanceof ApiError ? err.code : 'generic');
 }
 
-function nameInput(testid) {
-  return h('input', {
-    id: testid, testid, type: 'text', required: true, maxlength: 40, autocomplete: 'nickname',
-    value: rememberedName(), placeholder: t('home.name_placeholder'),
+/**
+ * The name field: at most 32 graphemes (a ZWJ family emoji is one), checked with the server's
+ * rule as it is typed. `draft` keeps what was typed across re-renders (language, rotation).
+ */
+function nameInput(testid, draft) {
+  const hint = h('p', { class: 'field-hint', id: `${testid}-hint`, testid: `${testid}-hint`, 'aria-live': 'polite' });
+  const input = h('input', {
+    id: testid, testid, type: 'text', required: true, autocomplete: 'nickname', spellcheck: 'false',
+    value: draft.name ?? rememberedName(), placeholder: t('home.name_placeholder'),
+    'aria-describedby': hint.id,
+    oninput: () => {
+      const clamped = clampName(input.value);
+      if (clamped !== input.value) input.value = clamped;
+      draft.name = input.value;
+      check(false);
+    },
   });
+  const check = (final) => {
+    const problem = input.value.trim() || final ? nameProblem(input.value) : null;
+    hint.textContent = problem ? t(problem) : '';
+    hint.classList.toggle('error', !!problem);
+    input.setAttribute('aria-invalid', String(!!problem));
+    return problem;
+  };
+  return { input, hint, check, value: () => normalName(input.value) };
 }
 
 export function homeScreen(S, actions) {
-  let settings = { ...DEFAULTS };
-  const name = nameInput('create-name');
+  // What the player typed and chose lives in the store, so a re-render (language switch,
+  // crossing the phone breakpoint) shows it again.
+  const draft = (S.homeDraft ||= { settings: { ...DEFAULTS }, open: false, link: '' });
+  const name = nameInput('create-name', draft);
   const status = h('p', { class: 'error', role: 'alert', testid: 'create-error' });
-  const form = settingsForm(settings, { prefix: 'create', onChange: (_, all) => { settings = all; } });
+  const form = settingsForm(draft.settings, { prefix: 'create', onChange: (_, all) => { draft.settings = all; } });
 
   const submit = async (e) => {
     e.preventDefault();
-    const who = name.value.trim();
-    if (!who) { name.focus(); return; }
+    if (name.check(true)) { name.input.focus(); return; }
+    const who = name.value();
     const button = e.target.querySelector('[type=submit]');
     button.disabled = true;
     status.textContent = '';
     try {
       rememberName(who);
-      const res = await api.createRoom(who, changedSettings(settings));
+      const res = await api.createRoom(who, changedSettings(draft.settings));
+      S.homeDraft = null;
       saveSession({ room: res.room, token: res.token, player_id: res.player_id, seat: res.seat, role: 'player', name: who });
       actions.navigate(res.url || `/r/${res.room}`);
     } catch (err) {
@@ -45,17 +61,21 @@ export function homeScreen(S, actions) {
     }
   };
 
+  const linkError = h('p', { class: 'error', role: 'alert', testid: 'open-link-error' });
   const rooms = knownSessions();
   return h('section', { class: 'home', testid: 'home' },
     h('div', { class: 'hero' },
       h('h1', {}, t('home.title')),
       h('p', {}, t('home.tagline'))),
-    h('form', { class: 'panel create', onsubmit: submit, testid: 'create-form' },
+    h('form', { class: 'panel create', onsubmit: submit, testid: 'create-form', novalidate: true },
       h('h2', {}, t('home.create')),
-      h('div', { class: 'field' }, h('label', { for: 'create-name' }, t('home.your_name')), name),
-      h('details', { class: 'settings-box', testid: 'create-settings' },
-        h('summary', {}, t('home.settings')),
-        form),
+      h('div', { class: 'field' }, h('label', { for: 'create-name' }, t('home.your_name')), name.input, name.hint),
+      h('details', {
+        class: 'settings-box', testid: 'create-settings', open: draft.open,
+        ontoggle: (e) => { draft.open = e.currentTarget.open; },
+      },
+      h('summary', {}, t('home.settings')),
+      form),
       status,
       h('button', { type: 'submit', class: 'primary big', testid: 'create-btn' }, t('home.create_btn'))),
     h('div', { class: 'panel' },
@@ -67,17 +87,35 @@ export function homeScreen(S, actions) {
           e.preventDefault();
           const code = roomFromLink(e.target.elements.link.value);
           if (code) actions.navigate(`/r/${encodeURIComponent(code)}`);
+          else linkError.textContent = t('home.bad_link');
         },
       },
       h('label', { for: 'open-link', class: 'sr-only' }, t('home.link_label')),
-      h('input', { id: 'open-link', name: 'link', type: 'text', testid: 'open-link', placeholder: t('home.link_label'), class: 'grow' }),
+      h('input', {
+        id: 'open-link', name: 'link', type: 'text', testid: 'open-link', placeholder: t('home.link_label'), class: 'grow',
+        value: draft.link, oninput: (e) => { draft.link = e.target.value; linkError.textContent = ''; },
+      }),
       h('button', { type: 'submit', testid: 'open-link-btn' }, t('home.link_open'))),
+      linkError,
       rooms.length ? h('ul', { class: 'recent', testid: 'recent-rooms' },
         rooms.map((r) => h('li', {}, h('a', {
           href: `/r/${encodeURIComponent(r.room)}`,
           onclick: (e) => { e.preventDefault(); actions.navigate(`/r/${encodeURIComponent(r.room)}`); },
         }, t('home.recent_room', { name: r.name || '', code: r.room.slice(0, 8) })))) ) : null),
-    hostTournamentPanel(actions));
+    tournamentSlot(actions));
+}
+
+// The tournament form is the tournament page's code: loaded after the home page shows.
+let tournamentModule = null;
+
+function tournamentSlot(actions) {
+  if (tournamentModule) return tournamentModule.hostTournamentPanel(actions);
+  const slot = h('div', { testid: 'tournament-slot' });
+  import('./tournament.js').then((m) => {
+    tournamentModule = m;
+    if (slot.isConnected) slot.replaceWith(m.hostTournamentPanel(actions));
+  });
+  return slot;
 }
 
 /** The room code from a pasted invite link (".../r/CODE") or a bare code. */
@@ -90,19 +128,24 @@ export function roomFromLink(text) {
 
 export function joinScreen(S, actions) {
   const room = S.route.room;
-  const name = nameInput('join-name');
-  const status = h('p', { class: 'error', role: 'alert', testid: 'join-error' });
+  const draft = (S.joinDraft ||= { room, summary: null, error: '' });
+  if (draft.room !== room) Object.assign(draft, { room, summary: null, error: '', name: undefined });
+  const name = nameInput('join-name', draft);
+  const status = h('p', { class: 'error', role: 'alert', testid: 'join-error' }, draft.error);
   const info = h('div', { class: 'room-info', testid: 'join-info' }, t('join.loading'));
   const watchBtn = h('button', { type: 'button', class: 'ghost', testid: 'watch-btn', onclick: () => watch() }, t('join.watch'));
   const joinBtn = h('button', { type: 'submit', class: 'primary big', testid: 'join-btn' }, t('join.join'));
 
   const done = (res, role, who) => {
+    S.joinDraft = null;
     saveSession({ room, token: res.token, player_id: res.player_id ?? null, seat: res.seat ?? null, role, name: who });
     actions.navigate(`/r/${encodeURIComponent(room)}`);
   };
 
   const watch = async () => {
-    const who = name.value.trim() || t('join.spectator');
+    const typed = name.input.value.trim();
+    if (typed && name.check(true)) { name.input.focus(); return; }
+    const who = typed ? name.value() : t('join.spectator');
     try {
       done(await api.watchRoom(room, who), 'spectator', who);
     } catch (err) {
@@ -110,10 +153,32 @@ export function joinScreen(S, actions) {
     }
   };
 
+  // Started or full: joining cannot work, watching is the one way in (and looks like it).
+  const onlyWatch = (why) => {
+    draft.error = why;
+    status.textContent = why;
+    joinBtn.disabled = true;
+    joinBtn.classList.remove('primary');
+    watchBtn.classList.remove('ghost');
+    watchBtn.classList.add('primary');
+  };
+
   const join = async (e) => {
     e.preventDefault();
-    const who = name.value.trim();
-    if (!who) { name.focus(); return; }
+    if (name.check(true)) { name.input.focus(); return; }
+    const who = name.value();
+    // Two players with one name cannot tell the log apart: offer a free variant.
+    const taken = new Set((draft.summary?.seats || []).map((x) => normalName(x.name).toLocaleLowerCase()));
+    if (taken.has(who.toLocaleLowerCase())) {
+      let k = 2;
+      while (taken.has(`${who} ${k}`.toLocaleLowerCase())) k += 1;
+      const alt = `${who} ${k}`;
+      status.replaceChildren(t('err.name_taken'), ' ', h('button', {
+        type: 'button', class: 'small', testid: 'use-suggested',
+        onclick: () => { name.input.value = alt; draft.name = alt; status.textContent = ''; name.input.focus(); },
+      }, t('join.use_name', { name: alt })));
+      return;
+    }
     joinBtn.disabled = true;
     status.textContent = '';
     try {
@@ -121,9 +186,8 @@ export function joinScreen(S, actions) {
       done(await api.joinRoom(room, who), 'player', who);
     } catch (err) {
       joinBtn.disabled = false;
-      if (err.status === 409) {
-        status.textContent = t('join.full');
-        watchBtn.classList.add('primary');
+      if (err.status === 409 && (err.code === 'room_full' || err.code === 'already_started' || err.code === 'http_409')) {
+        onlyWatch(t('join.full'));
         watchBtn.focus();
       } else {
         status.textContent = errorText(err);
@@ -131,26 +195,29 @@ export function joinScreen(S, actions) {
     }
   };
 
-  api.roomSummary(room).then((sum) => {
+  const show = (sum) => {
     const seats = sum.seats || [];
-    const players = seats.map((s) => s.name).filter(Boolean).join(', ');
+    const players = seats.map((x) => x.name).filter(Boolean);
+    const max = sum.settings?.max_players ?? null;
     info.replaceChildren(
       h('p', {}, t('join.status', { status: t(`status.${sum.status}`) })),
-      players ? h('p', {}, t('join.players', { names: players })) : null);
-    if (sum.status && sum.status !== 'lobby') {
-      status.textContent = t('join.started');
-      watchBtn.classList.add('primary');
-    }
-  }).catch((err) => {
+      max ? h('p', { testid: 'join-seats' }, t('join.seats', { n: seats.length, max })) : null,
+      players.length ? h('p', {}, t('join.players', { names: players.join(', ') })) : null);
+    if (sum.status && sum.status !== 'lobby') onlyWatch(t('join.started'));
+    else if (max && seats.length >= max) onlyWatch(t('join.full'));
+  };
+  const failed = (err) => {
     info.replaceChildren(h('p', { class: 'error' }, err.status === 404 ? t('join.no_room') : errorText(err)));
     if (err.status === 404) { joinBtn.disabled = true; watchBtn.disabled = true; }
-  });
+  };
+  if (draft.summary) show(draft.summary);
+  else api.roomSummary(room).then((sum) => { draft.summary = sum; show(sum); }).catch(failed);
 
   return h('section', { class: 'join' },
-    h('form', { class: 'panel narrow', onsubmit: join, testid: 'join-form' },
+    h('form', { class: 'panel narrow', onsubmit: join, testid: 'join-form', novalidate: true },
       h('h1', {}, t('join.title')),
       info,
-      h('div', { class: 'field' }, h('label', { for: 'join-name' }, t('home.your_name')), name),
+      h('div', { class: 'field' }, h('label', { for: 'join-name' }, t('home.your_name')), name.input, name.hint),
       status,
       h('div', { class: 'row' }, joinBtn, watchBtn)));
 }

@@ -1,6 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h } from './dom.js';
-import { t } from './i18n/index.js';
+import { h, t, displayName } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -18,6 +17,35 @@ export function seatBadges(seat, view) {
       'aria-label': seat.connected || seat.bot ? t('seat.online') : t('seat.offline'),
       title: seat.connected || seat.bot ? t('seat.online') : t('seat.offline'),
     }),
+  ];
+}
+
+/** The phone's share sheet (where there is one) and a QR code of the link to show across the table. */
+function inviteExtras(S, actions, room) {
+  const url = inviteUrl(room);
+  const qr = S.inviteQr?.url === url ? S.inviteQr : null;
+  const toggleQr = () => {
+    if (S.showQr) { S.showQr = false; actions.render(); return; }
+    S.showQr = true;
+    if (qr) { actions.render(); return; }
+    import('./vendor/qrcode.js').then(({ default: qrcode }) => {
+      const code = qrcode(0, 'M');
+      code.addData(url);
+      code.make();
+      S.inviteQr = { url, svg: code.createSvgTag({ cellSize: 5, margin: 2, scalable: true, alt: t('invite.qr_alt') }) };
+      actions.render();
+    });
+  };
+  const box = S.showQr && qr ? h('div', { class: 'qr', testid: 'invite-qr', role: 'img', 'aria-label': t('invite.qr_alt') }) : null;
+  if (box) box.innerHTML = qr.svg; // markup made by the QR library from the link, nothing typed
+  return [
+    h('div', { class: 'row invite-more' },
+      navigator.share ? h('button', {
+        type: 'button', testid: 'share-invite',
+        onclick: () => navigator.share({ title: 'UNO', text: t('invite.share_text'), url }).catch(() => {}),
+      }, t('invite.share')) : null,
+      h('button', { type: 'button', testid: 'qr-btn', 'aria-expanded': String(!!S.showQr), onclick: toggleQr }, t('invite.qr'))),
+    box,
   ];
 }
 
@@ -51,18 +79,22 @@ export function lobbyScreen(S, actions) {
       dataset: { connected: String(!!seat.connected), bot: String(!!seat.bot) },
     },
     h('span', { class: 'seat-no' }, seat.seat + 1),
-    h('span', { class: 'seat-name' }, seat.name, you && seat.seat === you.seat ? ` (${t('seat.you')})` : ''),
+    h('span', { class: 'seat-name', dir: 'auto' }, displayName(seat)),
+    you && seat.seat === you.seat ? h('span', { class: 'muted' }, t('seat.you')) : null,
     seatBadges(seat, view),
-    isHost && seat.bot ? h('button', {
-      type: 'button', class: 'ghost small', testid: `remove-bot-${seat.seat}`,
-      onclick: () => actions.send({ type: 'remove_bot', seat: seat.seat }),
+    // The host frees any other seat: a bot, or a player who went away (who would be dealt in).
+    isHost && seat.seat !== you.seat ? h('button', {
+      type: 'button', class: 'ghost small', testid: seat.bot ? `remove-bot-${seat.seat}` : `remove-seat-${seat.seat}`,
+      'aria-label': t('lobby.remove_named', { name: displayName(seat) }),
+      onclick: () => actions.send(seat.bot ? { type: 'remove_bot', seat: seat.seat } : { type: 'remove_seat', seat: seat.seat }),
     }, t('lobby.remove_bot')) : null)));
 
   const invite = h('div', { class: 'invite' },
     h('label', { for: 'invite-url' }, t('lobby.invite')),
     h('div', { class: 'row' },
       h('input', { id: 'invite-url', testid: 'invite-url', readonly: true, value: inviteUrl(view.room), onfocus: (e) => e.target.select() }),
-      h('button', { type: 'button', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))));
+      h('button', { type: 'button', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))),
+    inviteExtras(S, actions, view.room));
 
   const controls = isHost ? h('div', { class: 'host-controls' },
     h('div', { class: 'row' },
@@ -82,18 +114,21 @@ export function lobbyScreen(S, actions) {
   });
 
   return h('section', { class: 'lobby', testid: 'lobby' },
-    h('div', { class: 'panel' },
-      h('h1', {}, t('lobby.title')),
-      you ? null : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
-      invite,
-      h('h2', {}, t('lobby.players', { n: view.seats.length, max })),
-      seats,
-      controls),
+    h('div', { class: 'lobby-main' },
+      h('div', { class: 'panel' },
+        h('h1', {}, t('lobby.title')),
+        you ? null : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
+        invite,
+        h('h2', {}, t('lobby.players', { n: view.seats.length, max })),
+        seats,
+        controls,
+        you ? leaveButton(S, actions) : null),
+      // Chat next to the seats (it sat below the long settings form, out of sight).
+      chatPanel(S, actions)),
     h('div', { class: 'panel' },
       h('h2', {}, t('lobby.settings')),
       isHost ? null : h('p', { class: 'muted' }, t('lobby.settings_readonly')),
-      form),
-    chatPanel(S, actions));
+      form));
 }
 
 export function chatPanel(S, actions) {
@@ -102,10 +137,10 @@ export function chatPanel(S, actions) {
     placeholder: t('chat.placeholder'), autocomplete: 'off', value: S.chatDraft || '',
     oninput: (e) => { S.chatDraft = e.target.value; },
   });
-  const list = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-label': t('chat.title') },
-    S.log.filter((e) => e.event.kind === 'chat').slice(-50).map(({ event: m, names }) =>
-      h('li', {}, h('b', {}, nameOf(names, m), ': '), m.text)));
-  queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+  const list = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-label': t('chat.title'), id: 'chat-list', dataset: { autoscroll: '' } },
+    S.log.filter((e) => e.event.kind === 'chat').slice(-50).map(({ event: m, names, version }) =>
+      h('li', { dataset: version != null ? { key: `chat-${version}` } : {} }, h('b', { dir: 'auto' }, nameOf(names, m)), ': ', h('span', { dir: 'auto' }, m.text))));
+  queueMicrotask(() => { if (!list.isConnected) return; list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel chat' },
     h('h2', {}, t('chat.title')),
     list,
@@ -114,11 +149,13 @@ export function chatPanel(S, actions) {
       class: 'row',
       onsubmit: (e) => {
         e.preventDefault();
-        const text = input.value.trim().slice(0, 300);
+        // The field in the page (a patched render keeps the first one it drew).
+        const field = e.currentTarget.querySelector('[data-testid=chat-input]');
+        const text = field.value.trim().slice(0, 300);
         if (!text) return;
         actions.send({ type: 'chat', text }, { at: false });
         S.chatDraft = '';
-        input.value = '';
+        field.value = '';
       },
     }, h('label', { for: 'chat-input', class: 'sr-only' }, t('chat.placeholder')), input,
     h('button', { type: 'submit', testid: 'chat-send' }, t('chat.send'))));
@@ -128,4 +165,22 @@ function nameOf(names, m) {
   if (m.name) return m.name;
   const s = names?.find((x) => x.seat === m.seat);
   return s ? s.name : t('spectator.someone');
+}
+
+/** Leave the room: asks once, then sends `leave` (a bot keeps the seat of a running game). */
+export function leaveButton(S, actions) {
+  if (!S.confirmLeave) {
+    return h('button', {
+      type: 'button', class: 'ghost small leave', testid: 'leave-btn',
+      onclick: () => { S.confirmLeave = true; actions.render(); document.querySelector('[data-testid=leave-confirm]')?.focus(); },
+    }, t('room.leave'));
+  }
+  const playing = S.view?.status !== 'lobby';
+  return h('div', { class: 'confirm-leave row', role: 'group', testid: 'leave-ask' },
+    h('span', {}, t(playing ? 'room.leave_ask_game' : 'room.leave_ask')),
+    h('button', { type: 'button', class: 'primary small', testid: 'leave-confirm', onclick: () => actions.leaveRoom() }, t('room.leave')),
+    h('button', {
+      type: 'button', class: 'small', testid: 'leave-cancel',
+      onclick: () => { S.confirmLeave = false; actions.render(); document.querySelector('[data-testid=leave-btn]')?.focus(); },
+    }, t('room.stay')));
 }

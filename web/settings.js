@@ -1,6 +1,5 @@
 // The room settings form (RULES.md settings table), shared by the home page and the lobby.
-import { h } from './dom.js';
-import { t } from './i18n/index.js';
+import { h, t } from './core.js';
 
 export const DEFAULTS = {
   variant: 'classic',

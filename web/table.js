@@ -1,14 +1,8 @@
-// The table: opponents, piles, your hand and every move the view offers; the round summary.
-import { h } from './dom.js';
-import { t, formatNumber } from './i18n/index.js';
-import { cardEl, backEl, cardName, colorName, cardsText, handOrder } from './cards.js';
-import { seatName, describe } from './events.js';
-import { seatBadges, chatPanel, copyInvite } from './lobby.js';
-import { ring } from './rings.js';
-import { colorButtons, beginPlay, pickerOverlay } from './pickers.js';
-import { summaryOverlay } from './summary.js';
+// The table: opponents, piles, your hand and every move the view offers; playing a card
+// (color and seat pickers), the round summary, and the flights of played and drawn cards.
+import { h, api, t, formatNumber, displayName, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
+import { seatBadges, chatPanel, copyInvite, leaveButton } from './lobby.js';
 
-export { tickTimers } from './rings.js';
 
 // The same breakpoint as the phone rules of style.css; app.js re-renders when it is crossed.
 export const NARROW = window.matchMedia('(max-width: 820px)');
@@ -33,19 +27,21 @@ function seatTile(S, actions, seat, index, count) {
   const turnDl = st.deadlines?.turn;
   const catchable = (moves.catch || []).includes(seat.seat);
   const n = seat.hand_count ?? 0;
-  // Around the table: from your left (next clockwise) over the top to your right.
+  // Around the table seen from above, you at the bottom: clockwise play goes from you to your
+  // left, over the top, to your right; so the next seat (index 0) sits on your left. Physical
+  // left, in every language: the table does not mirror with the text.
   const angle = count > 1 ? Math.PI - (Math.PI * (index + 0.5)) / count : Math.PI / 2;
-  const pos = { '--x': `${50 - 42 * Math.cos(angle)}%`, '--y': `${50 - 36 * Math.sin(angle)}%` };
+  const pos = { '--x': `${50 + 42 * Math.cos(angle)}%`, '--y': `${50 - 36 * Math.sin(angle)}%` };
   return h('div', {
     class: ['seat', isTurn && 'turn', seat.uno && 'uno', !seat.connected && !seat.bot && 'away'],
     style: pos,
     testid: `seat-${seat.seat}`,
-    dataset: { count: String(n), uno: String(!!seat.uno), connected: String(!!seat.connected) },
-    'aria-label': t('seat.summary', { name: seat.name, n }),
+    dataset: { count: String(n), uno: String(!!seat.uno), connected: String(!!seat.connected), key: `tile-${seat.player_id ?? seat.seat}` },
+    'aria-label': t('seat.summary', { name: displayName(seat), n }),
   },
   h('div', { class: 'seat-head' },
     isTurn && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, `seat-${seat.seat}-timer`) : null,
-    h('span', { class: 'seat-name' }, seat.name),
+    h('span', { class: 'seat-name', dir: 'auto', title: displayName(seat) }, displayName(seat)),
     seatBadges(seat, view)),
   h('div', { class: 'seat-cards' },
     Array.isArray(seat.backs) && seat.backs.length
@@ -58,7 +54,7 @@ function seatTile(S, actions, seat, index, count) {
     view.seats.length && seat.score != null ? h('span', { class: 'score' }, t('seat.score', { n: seat.score })) : null,
     catchable ? h('button', {
       type: 'button', class: 'catch', testid: `catch-${seat.seat}`,
-      'aria-label': t('table.catch', { name: seat.name }),
+      'aria-label': t('table.catch', { name: displayName(seat) }),
       onclick: () => actions.send({ type: 'catch', seat: seat.seat }),
     }, t('table.catch_short')) : null,
     // How long the catch window stays open (it also closes when the next player acts).
@@ -84,8 +80,10 @@ function centre(S, actions) {
       onclick: () => actions.send({ type: 'draw' }),
     }, drawTop, h('span', { class: 'pile-count' }, formatNumber(st.draw_count ?? 0))),
     h('div', { class: 'pile discard', testid: 'discard' },
-      st.top ? cardEl(st.top, { chosenColor: st.color, testid: 'discard-top' }) : null,
-      h('span', { class: 'pile-count' }, formatNumber(st.discard_count ?? 0))),
+      // Keyed by the play, so each new top card is a new element and its arrival animates.
+      st.top ? cardEl(st.top, { chosenColor: st.color, testid: 'discard-top', classes: [lastPlay(S) && 'last-play'], attrs: { dataset: { key: `top-${lastPlay(S)?.version ?? st.top.id}` } } }) : null,
+      h('span', { class: 'pile-count' }, formatNumber(st.discard_count ?? 0)),
+      lastPlay(S) ? h('span', { class: 'last-play-by', testid: 'last-play' }, t('table.last_play', { name: playerOf(lastPlay(S)) })) : null),
     h('div', { class: 'table-info' },
       st.color ? h('div', { class: ['current-color', `c-${st.color}`], testid: 'current-color', dataset: { color: st.color } },
         h('span', { class: 'swatch-dot', 'aria-hidden': 'true' }), t('table.color', { color: colorName(st.color) })) : null,
@@ -94,6 +92,99 @@ function centre(S, actions) {
         t(dir === 1 ? 'table.clockwise' : 'table.counter')),
       st.side ? h('div', { class: 'side', testid: 'side' }, t(`side.${st.side}`)) : null,
       st.pending_draw ? h('div', { class: 'pending', testid: 'pending-draw' }, t('table.pending', { n: st.pending_draw })) : null));
+}
+
+// --- recent plays ---------------------------------------------------------------------------
+
+/** The card plays of this round, newest last (from the log the client keeps). */
+function playsThisRound(S) {
+  const out = [];
+  for (const e of S.log) {
+    if (e.event.kind === 'round_started') out.length = 0;
+    else if (e.event.kind === 'card_played' && e.event.card) out.push(e);
+  }
+  return out;
+}
+
+function lastPlay(S) {
+  const plays = playsThisRound(S);
+  const last = plays.at(-1);
+  // Only while that card is the one on the pile (a draw or a flip may have changed it since).
+  const top = S.view?.state?.top;
+  return last && top && (last.event.card.id == null || last.event.card.id === top.id) ? last : null;
+}
+
+function playerOf(entry) {
+  const ev = entry.event;
+  return ev.name || entry.names?.find((x) => x.seat === ev.seat)?.name || t('seat.n', { n: (ev.seat ?? 0) + 1 });
+}
+
+function recentPlays(S) {
+  const plays = playsThisRound(S).slice(-6);
+  if (!plays.length) return null;
+  return h('ol', { class: 'recent-plays', testid: 'recent-plays', 'aria-label': t('table.recent') },
+    plays.map((e, i) => h('li', { class: i === plays.length - 1 && 'newest', dataset: { key: `rp-${e.version}` } },
+      cardEl(e.event.card, { small: true, chosenColor: e.event.color }),
+      h('bdi', { class: 'recent-name' }, playerOf(e)))));
+}
+
+// --- drag a card to the pile ------------------------------------------------------------------
+
+/** Pointer drag from the hand: dropped on the discard pile, the card is played (as a tap). */
+function startDrag(e, S, actions) {
+  const card = e.target.closest?.('.card.legal');
+  if (!card || e.button > 0) return;
+  const x0 = e.clientX;
+  const y0 = e.clientY;
+  let ghost = null;
+  const move = (ev) => {
+    if (!ghost && Math.hypot(ev.clientX - x0, ev.clientY - y0) < 12) return;
+    if (!ghost) {
+      ghost = card.cloneNode(true);
+      ghost.classList.add('drag-ghost');
+      ghost.removeAttribute('data-testid');
+      ghost.setAttribute('aria-hidden', 'true');
+      document.body.append(ghost);
+      card.classList.add('dragging');
+    }
+    ghost.style.left = `${ev.clientX}px`;
+    ghost.style.top = `${ev.clientY}px`;
+  };
+  const end = (ev) => {
+    document.removeEventListener('pointermove', move);
+    document.removeEventListener('pointerup', end);
+    document.removeEventListener('pointercancel', end);
+    if (!ghost) return; // a tap: the click plays it
+    ghost.remove();
+    card.classList.remove('dragging');
+    // The click that ends a drag must not play the card a second time.
+    // (That click comes right after pointerup, if at all; the guard is gone a moment later.)
+    const swallow = (c) => { c.stopImmediatePropagation(); c.preventDefault(); };
+    card.addEventListener('click', swallow, { capture: true, once: true });
+    setTimeout(() => card.removeEventListener('click', swallow, { capture: true }), 0);
+    const pile = document.querySelector('[data-testid=discard]')?.getBoundingClientRect();
+    const over = pile && ev.type === 'pointerup' && ev.clientX >= pile.left - 16 && ev.clientX <= pile.right + 16
+      && ev.clientY >= pile.top - 16 && ev.clientY <= pile.bottom + 16;
+    if (over) beginPlay(S, actions, Number(card.dataset.cardId));
+  };
+  document.addEventListener('pointermove', move);
+  document.addEventListener('pointerup', end);
+  document.addEventListener('pointercancel', end);
+}
+
+// --- keyboard shortcuts help ------------------------------------------------------------------
+
+function keysHelp(S, actions) {
+  if (!S.showKeys) return null;
+  const close = () => { S.showKeys = false; actions.render(); document.querySelector('[data-testid=keys-btn]')?.focus(); };
+  const row = (keys, text) => h('tr', {}, h('th', {}, keys.map((k) => h('kbd', {}, k))), h('td', {}, text));
+  return h('div', { class: 'overlay', onkeydown: (e) => { if (e.key === 'Escape' || e.key === '?') { e.preventDefault(); close(); } else trapTab(e, e.currentTarget); } },
+    h('div', { class: 'panel keys-help', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'keys-title', testid: 'keys-help' },
+      h('h2', { id: 'keys-title' }, t('keys.title')),
+      h('table', {},
+        row(['D'], t('keys.draw')), row(['U'], t('keys.uno')), row(['P'], t('keys.pass')),
+        row(['1', '…', '9'], t('keys.digit')), row(['←', '→', 'Enter'], t('keys.arrows')), row(['?'], t('keys.help_key'))),
+      h('button', { type: 'button', class: 'primary', testid: 'keys-close', onclick: close }, t('keys.close'))));
 }
 
 // --- your area ------------------------------------------------------------------------------
@@ -105,9 +196,12 @@ function statusLine(S) {
   const turnDl = st.deadlines?.turn;
   if (view.status !== 'playing') return h('p', { class: 'status', testid: 'turn-status' }, t(`status.${view.status}`));
   const mine = you && st.turn === you.seat;
+  const current = view.seats.find((x) => x.seat === st.turn);
+  // A human whose connection dropped: say the table waits for them (a bot steps in later).
+  const away = current && !current.connected && !current.bot && !current.afk;
   const text = mine
     ? t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')
-    : t('table.their_turn', { name: seatName(view, st.turn) });
+    : t(away ? 'table.waiting_reconnect' : 'table.their_turn', { name: seatName(view, st.turn) });
   return h('div', { class: ['status', mine && 'mine'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
     mine && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, 'my-timer', { big: true }) : null,
     h('span', {}, text));
@@ -144,24 +238,30 @@ function actionBar(S, actions) {
   const myTurn = view.state?.turn === view.you?.seat;
   // Two cards on your turn: the button arms "UNO" for the play itself (sent as `uno: true`).
   // Otherwise, when the server offers `uno`, it declares at once (e.g. right after the play).
-  const arming = canPlay && (!moves.uno || (handSize === 2 && myTurn));
+  // With more cards there is nothing to declare: the button stays off (it used to arm and
+  // then do nothing).
+  const arming = canPlay && myTurn && handSize === 2;
   const unoNow = !!moves.uno && !arming;
   const unoBtn = h('button', {
     type: 'button', class: ['uno-btn', (unoNow || S.unoArmed) && 'hot'], testid: 'uno-btn',
     disabled: !unoNow && !arming,
     'aria-pressed': arming ? String(!!S.unoArmed) : null,
-    title: unoNow ? t('uno.now') : t('uno.arm_help'),
+    title: unoNow ? t('uno.now') : arming ? t('uno.arm_help') : t('uno.not_yet'),
     dataset: { mode: unoNow ? 'declare' : 'arm', armed: String(!!S.unoArmed) },
     onclick: () => {
       if (unoNow) actions.send({ type: 'uno' });
       else { S.unoArmed = !S.unoArmed; actions.render(); }
     },
   }, unoNow ? t('uno.declare') : S.unoArmed ? t('uno.armed') : t('uno.arm'));
-  return h('div', { class: 'actions', role: 'toolbar', 'aria-label': t('table.actions') },
+  return h('div', { class: 'actions', role: 'toolbar', 'aria-label': t('table.actions'), dataset: { focusGroup: 'actions' } },
     h('button', { type: 'button', testid: 'draw-btn', disabled: !moves.draw, onclick: () => actions.send({ type: 'draw' }) },
       view.state?.pending_draw && view.state?.phase === 'penalty' ? t('table.take', { n: view.state.pending_draw }) : t('table.draw')),
     h('button', { type: 'button', testid: 'pass-btn', disabled: !moves.pass, onclick: () => actions.send({ type: 'pass' }) }, t('table.pass')),
-    unoBtn);
+    unoBtn,
+    h('button', {
+      type: 'button', class: 'ghost keys-btn', testid: 'keys-btn', 'aria-label': t('keys.help'), title: t('keys.help'),
+      onclick: () => { S.showKeys = true; actions.render(); document.querySelector('[data-testid=keys-close]')?.focus(); },
+    }, '?'));
 }
 
 function handEl(S, actions) {
@@ -186,7 +286,11 @@ function handEl(S, actions) {
     cards[j].focus();
     e.preventDefault();
   };
-  return h('div', { class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand', { n: hand.length }), onkeydown: onKey },
+  return h('div', {
+    class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand', { n: hand.length }), onkeydown: onKey,
+    tabindex: '-1', dataset: { focusGroup: 'hand', focusHome: '' },
+    onpointerdown: (e) => startDrag(e, S, actions),
+  },
     hand.map((c) => {
       const ok = legal.has(c.id);
       const jump = ok && !mineTurn;
@@ -196,7 +300,7 @@ function handEl(S, actions) {
         classes: [ok ? 'legal' : 'dim', S.newCards.has(c.id) && 'new', jump && 'jump'],
         attrs: {
           'aria-disabled': ok ? 'false' : 'true',
-          dataset: { cardId: String(c.id), legal: String(ok) },
+          dataset: { cardId: String(c.id), legal: String(ok), key: `card-${c.id}` },
           onclick: () => beginPlay(S, actions, c.id),
           'aria-label': `${cardName(c)}${ok ? (jump ? ` — ${t('table.jump_in')}` : ` — ${t('table.playable')}`) : ''}`,
         },
@@ -206,28 +310,43 @@ function handEl(S, actions) {
 
 // --- side panels --------------------------------------------------------------------------
 
+/** What the match is played to: a target score, or a number of hands (tournament tables). */
+function goalText(view) {
+  const st = view.settings || {};
+  if (!st.scoring || st.scoring === 'none') return null;
+  if (st.match_rounds === 1) return t('score.single_hand');
+  if (st.match_rounds > 1) return t('score.match_rounds', { round: Math.max(1, view.round || 1), n: st.match_rounds });
+  if (!st.target_score) return null;
+  return t(st.scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: formatNumber(st.target_score) });
+}
+
+/** A finished tournament table deals no new match: the tournament goes on elsewhere. */
+function tournamentDone(S) {
+  return !!S.session?.tournament && S.view?.status === 'match_over';
+}
+
 function scoreboard(S) {
   const view = S.view;
   const target = view.settings?.target_score;
   const scoring = view.settings?.scoring;
   return h('div', { class: 'panel scoreboard', testid: 'scoreboard' },
     h('h2', {}, t('score.title')),
-    scoring && scoring !== 'none' && target ? h('p', { class: 'muted' }, t(scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: formatNumber(target) })) : null,
+    goalText(view) ? h('p', { class: 'muted', testid: 'score-goal' }, goalText(view)) : null,
     h('table', { class: 'scores' },
       h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `score-${seat.seat}` },
-        h('td', {}, seat.name),
+        h('td', { class: 'name', dir: 'auto' }, displayName(seat)),
         h('td', { class: 'num' }, formatNumber(seat.score ?? 0)),
         target && scoring !== 'none' ? h('td', { class: 'bar-cell' }, h('span', { class: 'bar', style: { '--p': `${Math.min(100, (100 * (seat.score ?? 0)) / target)}%` } })) : null)))),
-    view.match_id ? h('a', { href: `/api/matches/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
+    view.match_id ? h('a', { href: `/m/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
 }
 
 function logPanel(S) {
-  const list = h('ol', { class: 'log', testid: 'event-log' },
-    S.log.slice(-60).map((e) => {
+  const list = h('ol', { class: 'log', testid: 'event-log', id: 'event-log', dataset: { autoscroll: '' } },
+    S.log.filter((e) => e.event.kind !== 'chat').slice(-60).map((e) => {
       const text = describe(e.event, { seats: e.names });
-      return text ? h('li', { dataset: { kind: e.event.kind } }, text) : null;
+      return text ? h('li', { dataset: { kind: e.event.kind, ...(e.version != null ? { key: `log-${e.version}-${e.event.kind}` } : {}) } }, text) : null;
     }));
-  queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+  queueMicrotask(() => { if (!list.isConnected) return; list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel log-panel' }, h('h2', {}, t('log.title')), list);
 }
 
@@ -251,19 +370,259 @@ export function tableScreen(S, actions) {
         centre(S, actions)),
       h('div', { class: 'me-area' },
         statusLine(S),
+        betweenRounds(S, actions),
+        recentPlays(S),
         challengePanel(S, actions),
         choosePanel(S, actions),
+        me?.afk ? h('div', { class: 'panel afk-banner', role: 'status', testid: 'afk-banner' },
+          h('p', {}, t('afk.text')),
+          h('button', { type: 'button', class: 'primary', testid: 'back-btn', onclick: () => actions.send({ type: 'back' }, { at: false }) }, t('afk.back')))
+          : null,
         me ? h('div', { class: 'me-head', testid: `seat-${me.seat}` },
-          h('span', { class: 'seat-name' }, me.name, ` (${t('seat.you')})`),
+          h('span', { class: 'seat-name', dir: 'auto' }, displayName(me)), ' ', h('span', { class: 'muted' }, `(${t('seat.you')})`),
           me.uno ? h('span', { class: 'badge uno', testid: 'my-uno' }, t('seat.uno')) : null,
           seatBadges(me, view)) : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
-        view.you ? actionBar(S, actions) : null,
+        // Under a challenge the dialog's two buttons are the moves; no third "Draw" beside them.
+        view.you && !(movesOf(view).challenge || movesOf(view).accept) ? actionBar(S, actions) : null,
         view.you ? handEl(S, actions) : null)),
     h('aside', { class: 'side-panels' },
       scoreboard(S),
       logPanel(S),
       chatPanel(S, actions),
-      h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))),
+      h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy')),
+      view.you ? leaveButton(S, actions) : null),
     pickerOverlay(S, actions),
+    keysHelp(S, actions),
     summaryOverlay(S, actions));
+}
+
+// === playing a card: pickers =============================================================
+// Playing a card: ask for a color and a target when the move needs them, then send `play`.
+
+function playMove(view, cardId) {
+  return (view.you?.moves?.play || []).find((m) => m.card === cardId) || null;
+}
+
+export function colorButtons(colors, onPick, prefix) {
+  return h('div', { class: 'colors', role: 'group' }, colors.map((c) => h('button', {
+    type: 'button', class: ['swatch', `c-${c}`], testid: `${prefix}-${c}`,
+    onclick: () => onPick(c),
+  }, h('span', { class: 'swatch-dot', 'aria-hidden': 'true' }), colorName(c))));
+}
+
+/** Begin playing a card: ask for a color and a target when the move needs them, then send. */
+export function beginPlay(S, actions, cardId) {
+  const move = playMove(S.view, cardId);
+  if (!move) {
+    actions.toast(t('table.cannot_play'));
+    return;
+  }
+  S.picker = { move, color: null };
+  continuePlay(S, actions);
+}
+
+function continuePlay(S, actions) {
+  const p = S.picker;
+  if (!p) return;
+  if (p.move.colors && p.move.colors.length && !p.color) {
+    p.type = 'color';
+  } else if (p.move.targets && p.move.targets.length && p.target == null) {
+    p.type = 'target';
+  } else {
+    const cmd = { type: 'play', card: p.move.card };
+    if (p.color) cmd.color = p.color;
+    if (p.target != null) cmd.target = p.target;
+    if (S.unoArmed) cmd.uno = true;
+    S.picker = null;
+    S.unoArmed = false;
+    actions.send(cmd);
+  }
+  actions.render();
+  if (S.picker) queueMicrotask(() => document.querySelector('.picker button')?.focus());
+}
+
+export function pickerOverlay(S, actions) {
+  const p = S.picker;
+  if (!p || !p.type) return null;
+  const cancel = () => { S.picker = null; actions.render(); };
+  const card = (S.view.you?.hand || []).find((c) => c.id === p.move.card);
+  let body;
+  if (p.type === 'color') {
+    body = [h('h2', { id: 'picker-title' }, t('picker.color')),
+      colorButtons(p.move.colors, (c) => { p.color = c; continuePlay(S, actions); }, 'pick-color')];
+  } else {
+    body = [h('h2', { id: 'picker-title' }, t('picker.target')),
+      h('div', { class: 'targets', role: 'group' }, p.move.targets.map((seat) => h('button', {
+        type: 'button', class: 'target', testid: `pick-target-${seat}`,
+        onclick: () => { p.target = seat; continuePlay(S, actions); },
+      }, seatName(S.view, seat), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
+  }
+  return h('div', {
+    class: 'overlay', testid: 'picker', dataset: { focusKeep: '' },
+    onkeydown: (e) => { if (e.key === 'Escape') cancel(); else trapTab(e, e.currentTarget); },
+    onclick: (e) => { if (e.target === e.currentTarget) cancel(); },
+  }, h('div', { class: 'picker panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'picker-title' },
+    card ? cardEl(card, { small: true }) : null,
+    body,
+    h('button', { type: 'button', class: 'ghost', testid: 'picker-cancel', onclick: cancel }, t('picker.cancel'))));
+}
+
+// === the round summary ===================================================================
+// The round summary: every revealed hand, the points, the totals, the match winner.
+
+/** What a player who cannot deal waits for: the timer, or the host (who deals by hand). */
+export function waitingText(view, nextAt) {
+  const matchOver = view.status === 'match_over';
+  if (nextAt) return t(matchOver ? 'summary.waiting_match' : 'summary.waiting');
+  return t(matchOver ? 'summary.host_new_match' : 'summary.host_deals', { name: seatName(view, view.host) });
+}
+
+/**
+ * Between rounds with the summary closed: reopen it, and the host's Next round (the room may
+ * wait for the host to deal, so this button must never be out of reach).
+ */
+export function betweenRounds(S, actions) {
+  const view = S.view;
+  if (!['round_over', 'match_over'].includes(view.status) || !S.summaryHidden) return null;
+  const moves = view.you?.moves || {};
+  const isHost = view.you && view.you.seat === view.host;
+  const canStart = !tournamentDone(S) && ('start' in moves ? !!moves.start : isHost);
+  const nextAt = view.state?.deadlines?.next_round?.at ?? null;
+  return h('div', { class: 'between-rounds row', testid: 'between-rounds' },
+    h('button', {
+      type: 'button', testid: 'summary-open',
+      onclick: () => { S.summaryHidden = false; actions.render(); document.querySelector('[data-testid=summary-close]')?.focus(); },
+    }, t('summary.open')),
+    canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-inline', onclick: () => actions.send({ type: 'start' }) },
+      t(view.status === 'match_over' ? 'summary.new_match' : 'summary.next_round'))
+      : h('span', { class: 'muted', testid: 'between-waiting' }, tournamentDone(S) ? t('summary.tournament_done') : waitingText(view, nextAt)));
+}
+
+// The match so far (table and chart) in the summary: match.js and the record load when a
+// summary first shows; the round just ended is added if the record does not have it yet.
+let matchModule = null;
+
+function historyPart(S, actions, matchId) {
+  const ev = S.summary;
+  const key = `${matchId}:${ev?.round ?? ''}`;
+  const rec = S.matchRecord;
+  if (matchModule && rec?.key === key) return matchModule.matchHistory(rec.match);
+  if (S.matchLoading !== key) {
+    S.matchLoading = key;
+    Promise.all([import('./match.js'), api.match(matchId).catch(() => null)]).then(([m, match]) => {
+      matchModule = m;
+      const seats = S.view?.seats || [];
+      const record = match || { players: seats.map((x) => ({ seat: x.seat, name: x.name })), rounds: [], settings: S.view?.settings };
+      const rounds = [...(record.rounds || [])];
+      if (ev?.round && !rounds.some((r) => r.number === ev.round)) rounds.push({ number: ev.round, winner: ev.winner, points: ev.points || [] });
+      S.matchRecord = { key, match: { ...record, rounds } };
+      actions.render();
+    });
+  }
+  return h('p', { class: 'muted', testid: 'history-loading' }, t('join.loading'));
+}
+
+export function summaryOverlay(S, actions) {
+  const view = S.view;
+  const ev = S.summary;
+  if (!['round_over', 'match_over'].includes(view.status) || S.summaryHidden) return null;
+  const me = view.you;
+  const moves = view.you?.moves || {};
+  const isHost = me && me.seat === view.host;
+  const canStart = !tournamentDone(S) && ('start' in moves ? !!moves.start : isHost);
+  const matchOver = view.status === 'match_over';
+  const winner = S.matchEnd?.winner ?? (matchOver ? ev?.winner : null);
+  const matchId = ev?.match_id || S.matchEnd?.match_id || view.match_id;
+  const target = view.settings?.target_score;
+  const scores = ev?.scores || view.seats.map((x) => x.score ?? 0);
+  // The next round (or match) is dealt by itself at this time, when the room has a pause set.
+  const nextAt = view.state?.deadlines?.next_round?.at ?? null;
+  const close = () => { S.summaryHidden = true; actions.render(); };
+  const onkeydown = (e) => { if (e.key === 'Escape') close(); else trapTab(e, e.currentTarget); };
+  return h('div', { class: 'overlay', onkeydown }, h('div', {
+    class: 'panel summary', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'summary-title', testid: 'round-summary',
+  },
+  h('h2', { id: 'summary-title' }, ev ? t('summary.title', { round: ev.round ?? view.round ?? '' }) : t(`status.${view.status}`)),
+  ev && ev.winner != null ? h('p', { class: 'winner', testid: 'round-winner' }, t('summary.round_winner', { name: seatName(view, ev.winner) })) : null,
+  matchOver && winner != null ? h('p', { class: 'match-winner', testid: 'match-winner' }, '🏆 ', t('summary.match_winner', { name: seatName(view, winner) })) : null,
+  h('table', { class: 'scores summary-table' },
+    h('thead', {}, h('tr', {}, h('th', {}, t('score.player')), h('th', {}, t('summary.hand')), h('th', {}, t('summary.points')), h('th', {}, t('summary.total')))),
+    h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
+      h('td', { dir: 'auto' }, displayName(seat)),
+      h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
+      h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
+      h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
+  goalText(view) ? h('p', { class: 'muted' }, goalText(view)) : null,
+  h('div', { class: 'row' },
+    S.session?.tournament ? h('a', { class: 'button ghost', href: `/t/${encodeURIComponent(S.session.tournament)}`, testid: 'tournament-link' }, t('tour.back')) : null,
+    matchId ? h('a', { class: 'button ghost', href: `/m/${encodeURIComponent(matchId)}`, target: '_blank', rel: 'noopener', testid: 'match-link' }, t('summary.history')) : null,
+    canStart ? h('button', { type: 'button', class: 'primary', testid: 'next-round-btn', onclick: () => actions.send({ type: 'start' }) },
+      t(matchOver ? 'summary.new_match' : 'summary.next_round')) : h('span', { class: 'muted', testid: 'summary-waiting' }, tournamentDone(S) ? t('summary.tournament_done') : waitingText(view, nextAt)),
+    nextAt ? ring(nextAt, (view.settings?.next_round_seconds || 10) * 1000, 'next-round-timer') : null,
+    h('button', { type: 'button', class: 'ghost', testid: 'summary-close', onclick: close }, t('summary.close'))),
+  matchId ? h('div', { dataset: { key: 'summary-history' } }, historyPart(S, actions, matchId)) : null));
+}
+
+// === motion ==============================================================================
+// Motion for the events of one frame, in their order: a played card flies from its seat to
+// the pile, drawn cards fly from the pile to the seat (or your hand), one after the other.
+// The view is already rendered; the flights run over it, so nothing waits on them.
+
+const STEP_MS = 260;
+const FLIGHT_MS = 380;
+const REDUCED = window.matchMedia('(prefers-reduced-motion: reduce)');
+
+let queue = Promise.resolve();
+
+function seatBox(seat, mine) {
+  const el = mine ? document.querySelector('[data-testid="hand"]')
+    : document.querySelector(`.felt [data-testid="seat-${seat}"]`);
+  return el?.getBoundingClientRect() ?? null;
+}
+
+function box(testid) {
+  return document.querySelector(`[data-testid="${testid}"]`)?.getBoundingClientRect() ?? null;
+}
+
+function fly(node, from, to) {
+  if (!from || !to) return Promise.resolve();
+  const layer = document.getElementById('motion') || document.body;
+  node.classList.add('flying');
+  node.setAttribute('aria-hidden', 'true');
+  const x0 = from.left + from.width / 2;
+  const y0 = from.top + from.height / 2;
+  const x1 = to.left + to.width / 2;
+  const y1 = to.top + to.height / 2;
+  node.style.left = `${x0}px`;
+  node.style.top = `${y0}px`;
+  layer.append(node);
+  const anim = node.animate(
+    [{ transform: 'translate(-50%, -50%) scale(0.8)' },
+      { transform: `translate(calc(${x1 - x0}px - 50%), calc(${y1 - y0}px - 50%)) scale(1)` }],
+    { duration: FLIGHT_MS, easing: 'cubic-bezier(.2,.7,.3,1)' });
+  return anim.finished.catch(() => {}).then(() => node.remove());
+}
+
+/** The flights of one event, or null when it has none. */
+function flightOf(ev, me) {
+  if (ev.kind === 'card_played' && ev.card) {
+    return () => fly(cardEl(ev.card, { chosenColor: ev.color }), seatBox(ev.seat, ev.seat === me), box('discard'));
+  }
+  if (ev.kind === 'card_drawn') {
+    const n = Math.min(3, ev.count ?? ev.cards?.length ?? 1);
+    return () => Promise.all(Array.from({ length: n }, (_, i) => new Promise((r) => setTimeout(r, i * 80))
+      .then(() => fly(backEl({ small: false }), box('draw-pile'), seatBox(ev.seat, ev.seat === me)))));
+  }
+  return null;
+}
+
+/** Play the events' flights in order (after the frame is rendered). */
+export function playEvents(events, me) {
+  window.__unoMotion = (window.__unoMotion || []).concat(events.map((e) => e.kind)).slice(-50);
+  if (REDUCED.matches || document.hidden) return;
+  for (const ev of events) {
+    const flight = flightOf(ev, me);
+    if (!flight) continue;
+    queue = queue.then(() => Promise.race([flight(), new Promise((r) => setTimeout(r, STEP_MS))]));
+  }
 }

@@ -2,9 +2,7 @@
 // the page /t/CODE (registration, the entrant's table, standings, rounds, winner).
 // The server runs the tournament; this page only shows what GET /api/tournaments/{t} and
 // /me answer, polled every few seconds.
-import { h } from './dom.js';
-import { t, formatNumber } from './i18n/index.js';
-import { api, ApiError, loadSession, saveSession, rememberedName, rememberName } from './api.js';
+import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 export const POLL_MS = 3000;
@@ -344,7 +342,7 @@ export function tournamentScreen(S, actions) {
         data.advance ? h('span', { class: 'muted' }, t('tour.advance', { n: data.advance })) : null,
         data.rounds_planned ? h('span', { class: 'muted' }, t('tour.rounds_planned', { n: data.rounds_planned })) : null,
         data.match?.target_score ? h('span', { class: 'muted' }, t('tour.match_target', { n: data.match.target_score })) : null,
-        data.match?.rounds ? h('span', { class: 'muted' }, t('tour.match_rounds', { n: data.match.rounds })) : null),
+        data.match?.rounds ? h('span', { class: 'muted' }, data.match.rounds === 1 ? t('tour.match_rounds_one') : t('tour.match_rounds', { n: data.match.rounds })) : null),
       data.host ? h('p', { class: 'muted', testid: 'tour-hosted-by' }, t('tour.hosted_by', { name: data.host })) : null,
       data.error ? h('p', { class: 'error', testid: 'tour-stopped' }, t('tour.stopped', { reason: data.error })) : null,
       T.error ? h('p', { class: 'error', testid: 'tour-poll-error' }, errorText(T.error)) : null),
@@ -556,14 +554,25 @@ function roundsPanel({ code, data, names, entrant, actions }) {
               class: 'watch', href: `/r/${encodeURIComponent(tb.room)}`, testid: 'table-watch',
               onclick: (e) => watch(e, tb.room),
             }, (tb.seats || []).some(mine) && tb.status !== 'finished' ? t('tour.open_table') : t('tour.watch')) : null),
-          result.length ? h('table', { class: 'scores', testid: 'table-result' },
+          result.length ? [h('table', { class: 'scores', testid: 'table-result' },
             h('thead', {}, h('tr', {}, h('th', { class: 'num' }, t('tour.place')), h('th', {}, t('score.player')), h('th', { class: 'num' }, t('tour.points')))),
             h('tbody', {}, result.map((x) => h('tr', { class: mine(x.entrant_id) ? 'me' : null },
               h('td', { class: 'num' }, num(x.place)),
               h('td', {}, nameOf(x.entrant_id)),
-              h('td', { class: 'num' }, num(x.points ?? 0))))))
+              h('td', { class: 'num' }, num(x.points ?? 0)))))),
+            // Equal points, or a place the points do not explain: say how places are decided.
+            tieBroken(result) ? h('p', { class: 'muted small-print', testid: 'table-tiebreak' }, t('tour.tiebreak')) : null]
             : h('ul', { class: 'tour-seats', testid: 'table-seats' },
               (tb.seats || []).map((id) => h('li', { class: mine(id) ? 'me' : null }, nameOf(id))),
               tb.bots > 0 ? h('li', { class: 'bots', testid: 'table-bots' }, '⚙ ', t('tour.bots', { n: tb.bots })) : null));
       })))));
+}
+
+/** True when a table's places are not simply its points in order (a tie or the match winner). */
+function tieBroken(result) {
+  const points = result.map((x) => x.points ?? 0);
+  const ties = new Set(points).size < points.length;
+  const desc = points.every((p, i) => i === 0 || points[i - 1] >= p);
+  const asc = points.every((p, i) => i === 0 || points[i - 1] <= p);
+  return ties || (!desc && !asc);
 }

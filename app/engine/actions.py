@@ -48,8 +48,18 @@ class AddBot:
 
 
 @dataclass(frozen=True, slots=True)
+class Back:
+    """The player of an away (AFK) seat is back: the bot stops playing it at once, without
+    waiting for the player's next move (which may be many turns away)."""
+
+
+@dataclass(frozen=True, slots=True)
 class RemoveBot:
+    """Host only, in the lobby: free a bot's seat, or with `any_seat` anyone else's (a player
+    who went away keeps the seat otherwise, and would be dealt in)."""
+
     seat: int
+    any_seat: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +136,7 @@ class Timeout:
 Action = (
     Join
     | Leave
+    | Back
     | SetConnected
     | ChangeSettings
     | AddBot

@@ -158,3 +158,19 @@ def _smallest_opponent(
         if count < best[1]:
             best = (s, count)
     return best
+
+
+# A bot's catch lands in the later part of the UNO window (here 60-90% of it), so the humans
+# at the table, who see the same ring, get the first chance to catch.
+CATCH_WINDOW_PART = (0.6, 0.9)
+
+
+def catch_at(state: State, now: int, rng: Rng) -> int | None:
+    """When a bot catching a missed UNO should act, or None when no UNO window is open."""
+    d = state.deadlines.get("uno")
+    if d is None:
+        return None
+    window = state.settings.uno_window_ms
+    lo, hi = CATCH_WINDOW_PART
+    opened = d.at - window
+    return max(now, opened + rng.randrange(int(window * lo), int(window * hi) + 1))

@@ -39,6 +39,7 @@ ErrorCode = Literal[
     "not_enough_entrants",
     "unsupported_media_type",
     "forbidden_origin",
+    "bad_name",
 ]
 
 

@@ -20,7 +20,7 @@ from app.engine.state import SeatInfo, State
 from app.engine.table import Ctx, fail
 from app.engine.text import clean_chat
 
-MAX_NAME: Final = 40
+MAX_NAME: Final = 128  # code points; the service checks the name rule (app/rooms/names.py)
 MAX_CHAT: Final = 300
 
 
@@ -120,7 +120,9 @@ def do_remove_bot(ctx: Ctx, seat: int | None, act: RemoveBot) -> None:
     _host_only(st, seat)
     _lobby_command(st)
     target = _seat(st, act.seat)
-    if not st.seats[target].bot:
+    if target == seat:
+        raise fail("bad_command", "the host leaves with `leave`")
+    if not st.seats[target].bot and not act.any_seat:
         raise fail("bad_command", "that seat is not a bot")
     _remove_seat(ctx, target)
 

@@ -10,6 +10,7 @@ from app.engine.actions import (
     Accept,
     Action,
     AddBot,
+    Back,
     Catch,
     Challenge,
     ChangeSettings,
@@ -60,6 +61,8 @@ Handler = Callable[[Ctx, "int | None", Any], None]
 _HANDLERS: Final[dict[type, Handler]] = {
     Join: lambda ctx, seat, a: do_join(ctx, a),
     Leave: lambda ctx, seat, a: do_leave(ctx, seat),
+    # Nothing of its own: apply() hands an away seat back before any own action.
+    Back: lambda ctx, seat, a: None,
     SetConnected: lambda ctx, seat, a: do_set_connected(ctx, a),
     ChangeSettings: do_change_settings,
     AddBot: do_add_bot,

@@ -23,10 +23,11 @@ from typing import Any
 from app import engine
 from app.bus.base import Bus
 from app.engine import actions as act
-from app.engine.bot import bot_action
+from app.engine.bot import bot_action, catch_at
 from app.engine.errors import EngineError, ErrorCode
 from app.engine.events import Event
 from app.engine.state import State
+from app.rooms.names import NAME_MAX_GRAPHEMES, BadName, clean_name
 from app.rooms.recording import RoundReporter
 from app.rooms.restore import Restorer
 from app.rooms.scheduler import Scheduler, wall_ms
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 BOT_DELAY_MS = (800, 1500)
 # A command may trip several expired deadlines in a row (turn, then the next one...).
 MAX_TIMEOUTS_PER_WAKE = 16
-NAME_MAX = 32
+NAME_MAX = NAME_MAX_GRAPHEMES
 SWEEP_EVERY_SECONDS = 600
 MAX_SPECTATORS = 200
 
@@ -548,12 +549,14 @@ class RoomService:
         at: int | None = None
         for seat in engine.bot_seats(state):
             try:
-                wants = bot_action(state, seat, self.rng) is not None
+                wants = bot_action(state, seat, self.rng)
             except Exception:
                 log.exception("bot policy failed")
-                wants = False
-            if wants:
+                wants = None
+            if wants is not None:
                 at = self.clock() + self._bot_delay(state)
+                if isinstance(wants, act.Catch) and state.settings.bot_delay_ms is None:
+                    at = max(at, catch_at(state, self.clock(), self.rng) or at)
                 break
         self._bots[room] = _BotPlan(state.version, at)
         return at
@@ -609,10 +612,10 @@ def _own_seat(state: State, member_id: str) -> int | None:
 
 
 def _clean_name(name: str) -> str:
-    cleaned = " ".join(name.split())
-    if not cleaned or len(cleaned) > NAME_MAX or not cleaned.isprintable():
-        raise RoomError("bad_request", f"name must be 1-{NAME_MAX} printable characters", 400)
-    return cleaned
+    try:
+        return clean_name(name)
+    except BadName as exc:
+        raise RoomError(exc.code, str(exc), 400) from exc
 
 
 def _new_id() -> str:

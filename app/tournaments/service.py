@@ -24,6 +24,7 @@ from app import engine
 from app.engine import actions as act
 from app.engine.errors import EngineError
 from app.engine.state import State
+from app.rooms.names import BadName, clean_name
 from app.rooms.scheduler import wall_ms
 from app.rooms.service import Identity, RoomError, RoomService
 from app.store.rooms import token_digest
@@ -63,6 +64,12 @@ class Registered:
 
 
 def _clean(name: Any, limit: int, what: str) -> str:
+    if limit == ENTRANT_NAME_MAX:
+        # A player's name: the rooms' rule (graphemes, ZWNJ/ZWJ, emoji).
+        try:
+            return clean_name(name)
+        except BadName as exc:
+            raise RoomError(exc.code, f"{what}: {exc}", 400) from exc
     cleaned = " ".join(name.split()) if isinstance(name, str) else ""
     if not cleaned or len(cleaned) > limit or not cleaned.isprintable():
         raise RoomError("bad_request", f"{what} must be 1-{limit} printable characters", 400)

@@ -173,6 +173,8 @@ _BUILDERS: dict[str, Callable[[_Fields], act.Action]] = {
     "settings": lambda f: act.ChangeSettings(f.mapping("settings")),
     "add_bot": lambda f: act.AddBot(),
     "remove_bot": lambda f: act.RemoveBot(f.integer("seat")),
+    # Extension: the host frees any other seat in the lobby (a player who went away).
+    "remove_seat": lambda f: act.RemoveBot(f.integer("seat"), any_seat=True),
     "play": _play,
     "draw": lambda f: act.Draw(),
     "pass": lambda f: act.Pass(),
@@ -183,6 +185,8 @@ _BUILDERS: dict[str, Callable[[_Fields], act.Action]] = {
     "chat": lambda f: act.Chat(f.text("text", MAX_CHAT_LENGTH)),
     # Extension: leave the room (a bot keeps the seat of a running game).
     "leave": lambda f: act.Leave(),
+    # Extension: "I'm back" ends the away (AFK) state of the own seat at once.
+    "back": lambda f: act.Back(),
 }
 
 COMMAND_TYPES = frozenset(_BUILDERS)

@@ -1,14 +1,17 @@
 """Serve web/ to a page without the server: HTTP through page.route, the room socket through
-page.route_web_socket answering `hello` with a given view. For rendering tests only."""
+page.route_web_socket speaking wire v2 (`welcome` with the view and its `log` on `hello`,
+`events` frames pushed by the test, `ack`s). For rendering tests only."""
 
 from __future__ import annotations
 
 import json
 import mimetypes
+import os
 from pathlib import Path
 from typing import Any
 
-WEB = Path(__file__).resolve().parents[2] / "web"
+# UNO_WEB_DIR: serve another copy of web/ (to show a test fails on an older client).
+WEB = Path(os.environ.get("UNO_WEB_DIR") or Path(__file__).resolve().parents[2] / "web")
 ORIGIN = "http://uno.test"
 
 
@@ -56,9 +59,8 @@ class FakeSite:
             route.fulfill(status=status, json=body)
             return
         if path.startswith("/api/"):
-            route.fulfill(
-                status=200, json={"status": self.view["status"], "seats": self.view["seats"]}
-            )
+            summary = {k: self.view.get(k) for k in ("status", "settings", "seats")}
+            route.fulfill(status=200, json=summary)
             return
         route.fulfill(
             status=200,
@@ -97,16 +99,24 @@ class FakeSite:
 
         ws.on_message(on_message)
 
-    def push_event(self, event: dict[str, Any], view: dict[str, Any]) -> None:
-        """Send one event frame with the view after it to every open fake socket."""
+    def push_events(self, events: list[dict[str, Any]], view: dict[str, Any]) -> None:
+        """Send one wire v2 `events` frame (one commit) to every open fake socket: each event
+        with its own version, then the view after the last one, without `log`."""
+        version = self.view.get("version", 0)
+        numbered = []
+        for event in events:
+            version += 1
+            numbered.append({**event, "version": version})
+        view = {k: v for k, v in view.items() if k != "log"}
+        view["version"] = version
         self.view = view
-        view["version"] = view.get("version", 0) + 1
+        frame = {"type": "events", "version": version, "events": numbered, "view": view}
         for ws in self.sockets:
-            ws.send(
-                json.dumps(
-                    {"type": "event", "version": view["version"], "event": event, "view": view}
-                )
-            )
+            ws.send(json.dumps(frame))
+
+    def push_event(self, event: dict[str, Any], view: dict[str, Any]) -> None:
+        """A commit of one event."""
+        self.push_events([event], view)
 
     def open_room(self, room: str = "FAKEROOM", lang: str | None = None) -> None:
         """Store a seat token for the room and open /r/{room}."""
@@ -117,3 +127,5 @@ class FakeSite:
             script += f"localStorage.setItem('uno.lang', '{lang}');"
         self.page.evaluate(script)
         self.page.goto(f"{ORIGIN}/r/{room}")
+        # Pushed frames reach only an open socket: wait for the page's hello.
+        self.page.wait_for_function("window.uno && window.uno.state.view !== null")

@@ -3,6 +3,7 @@ keyboard play, jump-in, reconnect with `since`, the live region, RTL and the pho
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -248,7 +249,7 @@ def test_summary_shows_hands_points_and_the_record_link(make_page: Callable[...,
     expect(summary).to_be_visible()
     expect(page.get_by_test_id("summary-points-0")).to_have_text("79")
     expect(page.get_by_test_id("summary-seat-2").locator(".card")).to_have_count(1)
-    expect(page.get_by_test_id("match-link")).to_have_attribute("href", "/api/matches/m1")
+    expect(page.get_by_test_id("match-link")).to_have_attribute("href", "/m/m1")
     expect(page.get_by_test_id("summary-close")).to_be_focused()
     page.keyboard.press("Tab")  # wraps inside the dialog
     expect(page.get_by_test_id("match-link")).to_be_focused()
@@ -411,3 +412,94 @@ def test_a_double_click_plays_once(make_page: Callable[..., Page]) -> None:
     wait_sent(page, site, "play")
     page.wait_for_timeout(300)
     assert [f["type"] for f in site.sent if f["type"] in ("play", "draw")] == ["play"]
+
+
+def test_an_events_frame_applies_its_events_in_order_then_the_view(
+    make_page: Callable[..., Page],
+) -> None:
+    """Wire v2: one frame per commit; a Draw Two logs the play, the penalty draw and the skip
+    in that order, the flights follow that order, the view after the last event is shown, and
+    a resumed frame repeating seen versions adds nothing."""
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    after = fv.classic_view(now_ms())
+    after["seats"][3]["hand_count"] = 5
+    after["seats"][1]["hand_count"] = 3
+    after["state"].update(top=fv.card(61, "red", "draw2"), turn=2)
+    after["state"]["deadlines"]["turn"] = {"seat": 2, "at": now_ms() + 20_000}
+    after["you"]["moves"].update(play=[], draw=False)
+    site.push_events(
+        [
+            {"kind": "card_played", "seat": 3, "card": fv.card(61, "red", "draw2")},
+            {"kind": "card_drawn", "seat": 1, "count": 2},
+            {"kind": "turn_skipped", "seat": 1},
+        ],
+        after,
+    )
+    log = page.get_by_test_id("event-log")
+    expect(log).to_contain_text("Sara played Red Draw Two")
+    items = log.locator("li").all_inner_texts()
+    played = next(i for i, x in enumerate(items) if "Sara played Red Draw Two" in x)
+    drew = next(i for i, x in enumerate(items) if "Mikko drew 2" in x)
+    assert played < drew, items
+    expect(page.get_by_test_id("turn-status")).to_contain_text("Bot 3")
+    expect(page.get_by_test_id("seat-1")).to_have_attribute("data-count", "3")
+    expect(page.get_by_test_id("discard-top")).to_have_attribute("data-kind", "draw2")
+    motion = page.evaluate("window.__unoMotion")
+    assert motion[-3:] == ["card_played", "card_drawn", "turn_skipped"]
+    assert page.evaluate("window.uno.state.version") == 15
+    # A resumed frame overlapping what was seen: nothing is logged twice.
+    count = log.locator("li").count()
+    for ws in site.sockets:
+        ws.send(
+            json.dumps(
+                {
+                    "type": "events",
+                    "version": 15,
+                    "events": [
+                        {"kind": "card_drawn", "seat": 1, "count": 2, "version": 14},
+                        {"kind": "turn_skipped", "seat": 1, "version": 15},
+                    ],
+                    "view": site.view,
+                }
+            )
+        )
+    page.wait_for_timeout(200)
+    assert log.locator("li").count() == count
+
+
+def test_typed_text_focus_and_scroll_survive_frames_and_a_language_switch(
+    make_page: Callable[..., Page],
+) -> None:
+    """Keyed in-place updates: a frame or a language switch patches the page, it does not
+    rebuild it, so the chat being typed, the focus and a log read back stay as they were."""
+    page = make_page(viewport={"width": 1280, "height": 700})
+    view = fv.classic_view(now_ms())
+    view["log"] = [
+        {"kind": "card_drawn", "seat": 1 + i % 3, "count": 1, "version": i + 1} for i in range(11)
+    ]
+    site = FakeSite(page, view)
+    site.open_room()
+    chat = page.get_by_test_id("chat-input")
+    chat.fill("half a sente")
+    page.evaluate("document.querySelector('[data-card-id=\"3\"]').__mark = 'same node'")
+    log = page.get_by_test_id("event-log")
+    assert page.evaluate("(el) => el.scrollHeight > el.clientHeight + 40", log.element_handle())
+    page.evaluate("(el) => { el.scrollTop = 0; }", log.element_handle())
+    for i in range(3):
+        later = fv.classic_view(now_ms())
+        later["seats"][2]["hand_count"] = 4 - i
+        site.push_event({"kind": "card_drawn", "seat": 2, "count": 1}, later)
+    expect(page.get_by_test_id("seat-2")).to_have_attribute("data-count", "2")
+    page.get_by_test_id("lang").select_option("fi")
+    expect(page.get_by_test_id("chat-send")).to_have_text("Lähetä")
+    chat.focus()
+    page.keyboard.type("nce")
+    for _ in range(2):
+        site.push_event({"kind": "turn_passed", "seat": 3}, fv.classic_view(now_ms()))
+    expect(chat).to_be_focused()
+    expect(chat).to_have_value("half a sentence")
+    assert page.evaluate("document.querySelector('[data-card-id=\"3\"]').__mark") == "same node"
+    assert page.evaluate("(el) => el.scrollTop", log.element_handle()) == 0

@@ -223,7 +223,10 @@ def test_full_round(
         expect(c.get_by_test_id("conn")).to_have_attribute("data-state", "online")
         seat_count(c, 0, 2)
         # The missed event itself arrived (resumed with `since`), not only the new view.
-        expect(c.get_by_test_id("event-log")).to_contain_text("Ayşe بازی کرد: 3 قرمز")
+        # (Persian isolates every inserted name and card: U+2068 ... U+2069, not word characters.)
+        expect(c.get_by_test_id("event-log")).to_contain_text(
+            re.compile(r"Ayşe\W* بازی کرد: \W*3\W* \W*قرمز")
+        )
         expect(c.get_by_test_id("discard-top")).to_have_attribute(
             "data-card-id", str(script.a_reds[2])
         )
@@ -266,8 +269,11 @@ def test_full_round(
         shots("summary", a=a, b=b, c=c, d=d)
 
         # The summary agrees with the stored match record; the scoreboard shows the total.
+        # The link opens the readable page /m/{id}; the JSON stays at /api/matches/{id}.
         match_href = a.get_by_test_id("match-link").get_attribute("href")
-        record = httpx.get(f"{live_server}{match_href}").json()
+        assert match_href and match_href.startswith("/m/")
+        record = httpx.get(f"{live_server}/api/matches/{match_href[3:]}").json()
+        expect(a.get_by_test_id("rounds-table").locator("tbody tr")).to_have_count(1)
         points = record["rounds"][0]["points"]
         assert points[0] > 0 and points[1] == 0 and points[2] == 0
         expect(a.get_by_test_id("summary-points-0")).to_have_text(str(points[0]))

@@ -542,3 +542,23 @@ def test_unknown_tournament_says_so(
     )
     open_tournament(page)
     expect(page.get_by_test_id("tournament-info")).to_have_text("There is no such tournament.")
+
+
+def test_d12_single_hand_matches_and_a_tie_broken_place_are_explained(
+    make_page: Callable[..., Page],
+) -> None:
+    data = finished()
+    data["match"] = {"rounds": 1}
+    data["rounds"][1]["tables"][0]["result"] = [
+        {"entrant_id": "e3", "points": 40, "place": 1},
+        {"entrant_id": "e2", "points": 40, "place": 2},
+    ]
+    page = make_page()
+    FakeTournament(page, data)
+    open_tournament(page)
+    expect(page.get_by_text("single-hand matches")).to_be_visible()
+    expect(page.get_by_text("matches of 1 hands")).to_have_count(0)
+    final = page.get_by_test_id("tour-table-2-1")
+    expect(final.get_by_test_id("table-tiebreak")).to_contain_text("then the earlier seat")
+    first = page.get_by_test_id("tour-table-1-1")
+    expect(first.get_by_test_id("table-tiebreak")).to_have_count(0)  # 120 > 0: no note

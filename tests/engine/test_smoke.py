@@ -232,3 +232,34 @@ def test_trace_snapshots_and_old_states_never_change_afterwards() -> None:
     assert len(kept) > 100
     for old, text in kept:
         assert json.dumps(state_to_json(old)) == text
+
+
+def test_back_hands_an_away_seat_back_at_once_and_is_a_no_op_otherwise() -> None:
+    from app.engine.actions import Back
+
+    rng = random.Random(4)
+    st = table({"afk_timeouts": 1, "dealer": 0}, 2, rng)
+    while not any(s.afk for s in st.seats):
+        d = next(d for d in deadlines(st) if d.kind in ("turn", "challenge"))
+        st, _ = apply(st, None, Timeout(d.kind, d.set_at), rng, d.at)
+    afk = next(i for i, s in enumerate(st.seats) if s.afk)
+    other = 1 - afk
+    same, events = apply(st, other, Back(), rng, 10**12)
+    assert same is st and events == []
+    st, events = apply(st, afk, Back(), rng, 10**12)
+    assert [e.kind for e in events] == ["player_returned"] and not st.seats[afk].afk
+
+
+def test_a_bot_catches_in_the_later_part_of_the_uno_window() -> None:
+    """Issue 12 defect 15: humans see the whole ring; a bot must not catch in its first half."""
+    from app.engine.bot import catch_at
+    from app.engine.state import Deadline
+
+    rng = random.Random(5)
+    st = table({"uno_window_ms": 3000}, 3, rng)
+    assert catch_at(st, 0, rng) is None
+    st.w_deadlines()["uno"] = Deadline("uno", 20_000, st.version, 1)
+    opened = 17_000
+    times = [catch_at(st, opened + 100, rng) for _ in range(200)]
+    assert all(t is not None and opened + 1800 <= t <= opened + 2700 for t in times)
+    assert catch_at(st, 19_900, rng) == 19_900  # already late: at once

@@ -40,17 +40,20 @@ async def test_create_room_answers_the_host_seat(server: Harness) -> None:
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "code"),
     [
-        {},
-        {"name": 5},
-        {"name": ""},
-        {"name": "x" * 100},
-        {"name": "Ayşe", "settings": "fast"},
+        ({}, "bad_request"),
+        ({"name": 5}, "bad_request"),
+        ({"name": ""}, "bad_name"),
+        ({"name": "x" * 100}, "bad_name"),
+        ({"name": "Ali\u202e"}, "bad_name"),
+        ({"name": "Ayşe", "settings": "fast"}, "bad_request"),
     ],
 )
-async def test_create_room_refuses_bad_bodies(server: Harness, body: dict[str, Any]) -> None:
-    _error(await server.http.post("/api/rooms", json=body), 400, "bad_request")
+async def test_create_room_refuses_bad_bodies(
+    server: Harness, body: dict[str, Any], code: str
+) -> None:
+    _error(await server.http.post("/api/rooms", json=body), 400, code)
 
 
 async def test_create_room_refuses_invalid_json(server: Harness) -> None:

@@ -1,0 +1,80 @@
+"""The player-name rule, the same as the browser's (web/names.js): 1-32 user-perceived
+characters (grapheme clusters) of letters, marks, digits, punctuation, symbols (emoji) and
+spaces, with the zero-width joiner and non-joiner that Persian names and family emoji need;
+no control or format characters otherwise (a bidi override would let a name spoof its
+neighbours), runs of white space collapse to one space."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Literal
+
+NAME_MAX_GRAPHEMES = 32
+# A bound on code points too, so 32 "characters" cannot each carry a thousand marks.
+NAME_MAX_CODEPOINTS = 128
+
+ZWNJ = "\u200c"
+ZWJ = "\u200d"
+# Emoji tag characters (subdivision flags such as England's) are format characters too.
+_TAGS = range(0xE0020, 0xE0080)
+_SKIN_TONES = range(0x1F3FB, 0x1F400)
+_REGIONAL = range(0x1F1E6, 0x1F200)
+_REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+class BadName(ValueError):
+    """The name breaks the rule; `code` is the wire error code."""
+
+    code: Literal["bad_name"] = "bad_name"
+
+
+def _allowed(ch: str) -> bool:
+    if ch in (ZWNJ, ZWJ) or ord(ch) in _TAGS:
+        return True
+    return unicodedata.category(ch) not in _REFUSED_CATEGORIES
+
+
+def grapheme_count(text: str) -> int:
+    """User-perceived characters, close to Intl.Segmenter's for names: a mark, a variation
+    selector, a skin tone, a tag or a joiner extends the cluster before it, a ZWJ also glues
+    the next character on, regional indicators pair into one flag."""
+    count = 0
+    glue = False
+    regional_open = False
+    for ch in text:
+        cp = ord(ch)
+        extends = (
+            unicodedata.category(ch) in ("Mn", "Me", "Mc")
+            or cp in _SKIN_TONES
+            or cp in _TAGS
+            or ch in (ZWNJ, ZWJ)
+        )
+        if cp in _REGIONAL:
+            if regional_open:
+                regional_open = False
+                continue
+            regional_open = True
+        else:
+            regional_open = False
+        if extends and count:
+            glue = ch == ZWJ
+            continue
+        if glue:
+            glue = False
+            continue
+        count += 1
+    return count
+
+
+def clean_name(name: object) -> str:
+    """The name as stored (white space collapsed, NFC), or BadName."""
+    if not isinstance(name, str):
+        raise BadName("the name must be text")
+    cleaned = unicodedata.normalize("NFC", " ".join(name.split()))
+    if not cleaned:
+        raise BadName("the name is empty")
+    if len(cleaned) > NAME_MAX_CODEPOINTS or grapheme_count(cleaned) > NAME_MAX_GRAPHEMES:
+        raise BadName(f"the name is longer than {NAME_MAX_GRAPHEMES} characters")
+    if not all(_allowed(ch) for ch in cleaned):
+        raise BadName("the name has a control character")
+    return cleaned

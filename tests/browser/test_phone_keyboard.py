@@ -1,0 +1,187 @@
+"""A whole classic round against a bot on the real server, played two ways a new player might:
+on a 390x844 phone by touch only (cards dragged to the pile, buttons tapped), and on a laptop
+by keyboard only (digits or arrows and Enter on the hand, D, P, U, Tab in dialogs), with the
+keyboard focus back on the hand after every card played."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Error, Page, expect
+
+from tests.browser.conftest import ConsoleErrors
+
+pytestmark = pytest.mark.browser
+
+FOCUS_IN_HAND = """() => {
+  const a = document.activeElement;
+  return !!a && !!a.closest('[data-testid=hand]');
+}"""
+
+LEGAL_INDEX = """() => [...document.querySelectorAll('[data-testid=hand] .card')]
+  .findIndex((c) => c.dataset.legal === 'true')"""
+
+
+def visible(page: Page, testid: str) -> bool:
+    return page.get_by_test_id(testid).is_visible()
+
+
+def enabled(page: Page, testid: str) -> bool:
+    loc = page.get_by_test_id(testid)
+    return loc.count() > 0 and loc.is_enabled()
+
+
+def hand_ids(page: Page) -> list[str]:
+    return page.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=hand] .card')]"
+        ".map((c) => c.dataset.cardId)"
+    )
+
+
+def tab_to(page: Page, selector: str, limit: int = 12) -> bool:
+    """Press Tab until an element matching `selector` has the focus."""
+    for _ in range(limit):
+        if page.evaluate(f"() => !!document.activeElement?.matches({selector!r})"):
+            return True
+        page.keyboard.press("Tab")
+    return False
+
+
+def touch_move(page: Page) -> str | None:
+    try:
+        if visible(page, "picker"):
+            page.locator("[data-testid=picker] .colors button, .targets button").first.tap()
+            return "pick"
+        if visible(page, "challenge-dialog"):
+            page.get_by_test_id("accept-btn").tap()
+            return "accept"
+        if visible(page, "choose-dialog"):
+            page.locator("[data-testid=choose-dialog] button").first.tap()
+            return "choose"
+        uno = page.get_by_test_id("uno-btn")
+        if uno.is_enabled() and uno.get_attribute("data-mode") == "declare":
+            uno.tap()
+            return "uno"
+        legal = page.locator("[data-testid=hand] .card.legal")
+        if legal.count():
+            armable = len(hand_ids(page)) == 2 and uno.is_enabled()
+            if armable and uno.get_attribute("aria-pressed") == "false":
+                uno.tap()
+            legal.first.drag_to(page.get_by_test_id("discard"), timeout=1500)
+            return "play"
+        if enabled(page, "pass-btn"):
+            page.get_by_test_id("pass-btn").tap()
+            return "pass"
+        if enabled(page, "draw-btn"):
+            page.get_by_test_id("draw-btn").tap()
+            return "draw"
+    except Error:
+        return None  # the table changed under the finger; look again
+    return None
+
+
+def keyboard_move(page: Page, checks: list[bool]) -> str | None:
+    if visible(page, "picker"):
+        page.keyboard.press("Enter")  # the first color has the focus
+        return "pick"
+    if visible(page, "challenge-dialog"):
+        if tab_to(page, "[data-testid=accept-btn]"):
+            page.keyboard.press("Enter")
+            return "accept"
+        return None
+    if visible(page, "choose-dialog"):
+        if tab_to(page, "[data-testid=choose-dialog] button"):
+            page.keyboard.press("Enter")
+            return "choose"
+        return None
+    uno = page.get_by_test_id("uno-btn")
+    if uno.is_enabled() and uno.get_attribute("data-mode") == "declare":
+        page.keyboard.press("u")
+        return "uno"
+    index = page.evaluate(LEGAL_INDEX)
+    if index >= 0:
+        before = hand_ids(page)
+        if len(before) == 2 and uno.is_enabled() and uno.get_attribute("aria-pressed") == "false":
+            page.keyboard.press("u")  # arm UNO with the play
+        if index < 9:
+            page.keyboard.press(str(index + 1))
+        else:
+            page.get_by_test_id("hand").locator(".card").first.focus()
+            page.keyboard.press("Home")
+            for _ in range(index):
+                page.keyboard.press(
+                    "ArrowLeft" if page.evaluate("document.dir") == "rtl" else "ArrowRight"
+                )
+            page.keyboard.press("Enter")
+        if visible(page, "picker"):
+            page.keyboard.press("Enter")
+        # The played card leaves the hand; focus must land on the hand again.
+        end = time.monotonic() + 3
+        while hand_ids(page) == before and time.monotonic() < end:
+            page.wait_for_timeout(20)
+        page.wait_for_timeout(60)
+        if (
+            hand_ids(page)
+            and not visible(page, "round-summary")
+            and not visible(page, "challenge-dialog")
+        ):
+            checks.append(page.evaluate(FOCUS_IN_HAND))
+        return "play"
+    if enabled(page, "pass-btn"):
+        page.keyboard.press("p")
+        return "pass"
+    if enabled(page, "draw-btn"):
+        page.keyboard.press("d")
+        return "draw"
+    return None
+
+
+@pytest.mark.parametrize("mode", ["touch", "keyboard"])
+def test_a_round_by_touch_or_by_keyboard_only(
+    browser: Browser, live_server: str, artifacts: Path, console_errors: ConsoleErrors, mode: str
+) -> None:
+    options: dict[str, Any] = (
+        {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+        if mode == "touch"
+        else {"viewport": {"width": 1280, "height": 860}}
+    )
+    ctx = browser.new_context(locale="en-US", **options)
+    try:
+        page = ctx.new_page()
+        console_errors.watch(page, mode)
+        page.goto(f"{live_server}/")
+        page.get_by_test_id("create-name").fill("Ayşe")
+        page.get_by_test_id("create-btn").click()
+        expect(page.get_by_test_id("lobby")).to_be_visible()
+        page.get_by_test_id("add-bot").click()
+        expect(page.get_by_test_id("lobby-seat-1")).to_have_attribute("data-bot", "true")
+        page.evaluate(
+            "() => window.uno.send({type: 'settings', settings: "
+            "{bot_delay_ms: 20, turn_seconds: 0, next_round_seconds: 0, dealer: 1}})"
+        )
+        expect(page.get_by_test_id("lobby-turn_seconds")).to_have_value("0")
+        page.get_by_test_id("start-btn").click()
+        expect(page.get_by_test_id("table")).to_be_visible()
+        if mode == "keyboard":
+            page.get_by_test_id("hand").focus()
+
+        done: list[str] = []
+        focus_checks: list[bool] = []
+        deadline = time.monotonic() + 90
+        while not visible(page, "round-summary"):
+            assert time.monotonic() < deadline, f"the round did not end; moves: {done}"
+            move = touch_move(page) if mode == "touch" else keyboard_move(page, focus_checks)
+            if move:
+                done.append(move)
+            else:
+                page.wait_for_timeout(40)
+        page.screenshot(path=str(artifacts / f"round-{mode}-summary.png"))
+        assert "play" in done, done
+        if mode == "keyboard":
+            assert focus_checks and all(focus_checks), focus_checks
+        expect(page.get_by_test_id("round-winner")).to_be_visible()
+    finally:
+        ctx.close()

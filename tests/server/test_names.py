@@ -1,0 +1,51 @@
+"""The player-name rule (app/rooms/names.py), the same as web/names.js."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rooms.names import BadName, clean_name, grapheme_count
+
+
+@pytest.mark.parametrize(
+    ("name", "graphemes"),
+    [
+        ("مریم\u200cخانم", 8),  # Persian with the zero-width non-joiner
+        ("👨\u200d👩\u200d👧", 1),  # a family joined with ZWJ
+        ("👍🏽", 1),  # a skin tone
+        ("🇫🇮🇹🇷", 2),  # two flags
+        ("a\u0332" * 32, 32),  # combining marks
+        ("Ayşe", 4),
+    ],
+)
+def test_real_names_are_accepted_and_counted_as_people_see_them(name: str, graphemes: int) -> None:
+    assert grapheme_count(name) == graphemes
+    assert clean_name(name) == name
+
+
+def test_white_space_collapses_and_the_name_is_nfc() -> None:
+    assert clean_name("  Mi\u0301kko \t  Ö  ") == "Míkko Ö"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        "   ",
+        "a" * 33,
+        "👍🏽" * 33,
+        "x\u202ey",
+        "a\x00b",
+        "a\u0085b\u0007",
+        "\u200b",
+        "e" + "\u0301" * 200,
+    ],
+)
+def test_refused_names_say_bad_name(name: str) -> None:
+    with pytest.raises(BadName) as err:
+        clean_name(name)
+    assert err.value.code == "bad_name"
+
+
+def test_thirty_two_family_emoji_fit() -> None:
+    assert clean_name("👨\u200d👩\u200d👧" * 25)

@@ -1,0 +1,54 @@
+"""Delivery of the browser client (app/api/web.py): versioned immutable asset URLs, gzip for
+text, revalidation of the page and of unversioned URLs, no path outside web/."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.api import web
+
+
+@pytest.fixture
+def client() -> httpx.AsyncClient:
+    app = FastAPI()
+    web.mount(app)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
+
+
+async def test_the_page_names_versioned_assets_that_cache_for_a_year(
+    client: httpx.AsyncClient,
+) -> None:
+    page = await client.get("/r/ROOM", headers={"accept-encoding": "gzip"})
+    assert page.status_code == 200
+    assert page.headers["cache-control"] == "no-cache"
+    assert page.headers["content-encoding"] == "gzip"
+    assert page.headers["referrer-policy"] == "no-referrer"
+    version = web.tree_version(web.WEB_DIR)
+    assert re.search(rf'src="/assets/{version}/app\.js"', page.text)
+    assert f'href="/assets/{version}/style.css"' in page.text
+    js = await client.get(f"/assets/{version}/app.js", headers={"accept-encoding": "gzip, br"})
+    assert js.status_code == 200
+    assert js.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert js.headers["content-encoding"] == "gzip"
+    assert js.headers["content-type"].startswith("text/javascript")
+    raw = (web.WEB_DIR / "app.js").read_bytes()
+    assert js.content == raw  # httpx undoes the gzip
+    assert int(js.headers["content-length"]) < len(raw) / 2
+
+
+async def test_unversioned_and_old_versions_revalidate(client: httpx.AsyncClient) -> None:
+    plain = await client.get("/assets/style.css", headers={"accept-encoding": "identity"})
+    assert plain.headers["cache-control"] == "no-cache" and "content-encoding" not in plain.headers
+    again = await client.get("/assets/style.css", headers={"if-none-match": plain.headers["etag"]})
+    assert again.status_code == 304
+    old = await client.get("/assets/v-000000000000/style.css")
+    assert old.status_code == 200 and old.headers["cache-control"] == "no-cache"
+
+
+@pytest.mark.parametrize("path", ["../pyproject.toml", "v-1/../../README.md", "nope.js", ""])
+async def test_nothing_outside_web_or_missing(client: httpx.AsyncClient, path: str) -> None:
+    assert (await client.get(f"/assets/{path}")).status_code == 404

@@ -1,0 +1,111 @@
+// The match record, readable: a table of every round's points and a chart of the scores over
+// the rounds (inline SVG). Shown in the round summary and on the page /m/{match_id}; the JSON
+// stays at /api/matches/{match_id}. Loaded only when one of them is shown.
+import { h, s, t, formatNumber, api, errorText } from './core.js';
+
+const LINE_COLORS = ['#d72600', '#0956bf', '#2f8f0f', '#a07800', '#7b3fa0', '#00838f', '#c2185b', '#5d4037', '#455a64', '#ef6c00'];
+
+/** The totals after each round, per seat (a row per round). */
+export function totalsByRound(match) {
+  const n = match.players?.length ?? 0;
+  const totals = Array(n).fill(0);
+  return (match.rounds || []).map((r) => {
+    (r.points || []).forEach((p, i) => { if (i < n) totals[i] += Number(p) || 0; });
+    return [...totals];
+  });
+}
+
+function nameOf(match, seat) {
+  return match.players?.find((p) => p.seat === seat)?.name ?? t('seat.n', { n: seat + 1 });
+}
+
+/** A line per player over the rounds, a dashed line at the target score. */
+export function scoreChart(match) {
+  const rows = totalsByRound(match);
+  const players = match.players || [];
+  const W = 560;
+  const H = 220;
+  const pad = { l: 44, r: 12, t: 12, b: 28 };
+  // A match of N hands (tournament tables) has no real target: its 10,000 is a formality.
+  const st = match.settings || {};
+  const target = st.scoring !== 'none' && !st.match_rounds ? st.target_score : null;
+  const top = Math.max(10, target || 0, ...rows.flat());
+  const x = (i) => pad.l + ((W - pad.l - pad.r) * i) / Math.max(1, rows.length);
+  const y = (v) => H - pad.b - ((H - pad.t - pad.b) * v) / top;
+  const summary = players.map((p) => `${p.name} ${formatNumber(rows.at(-1)?.[p.seat] ?? 0)}`).join(', ');
+  return h('figure', { class: 'score-chart', testid: 'score-chart' },
+    // Rounds run left to right in every language (the axis labels too).
+    s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', direction: 'ltr', 'aria-label': t('match.chart', { scores: summary }) },
+      s('line', { x1: pad.l, y1: y(0), x2: W - pad.r, y2: y(0), class: 'axis' }),
+      s('line', { x1: pad.l, y1: pad.t, x2: pad.l, y2: y(0), class: 'axis' }),
+      s('text', { x: pad.l - 6, y: y(top) + 4, class: 'tick', 'text-anchor': 'end' }, formatNumber(top)),
+      s('text', { x: pad.l - 6, y: y(0) + 4, class: 'tick', 'text-anchor': 'end' }, formatNumber(0)),
+      rows.map((_, i) => s('text', { x: x(i + 1), y: H - 8, class: 'tick', 'text-anchor': 'middle' }, formatNumber(i + 1))),
+      target ? s('line', { x1: pad.l, y1: y(target), x2: W - pad.r, y2: y(target), class: 'target', 'data-testid': 'chart-target' }) : null,
+      players.map((p, k) => {
+        const pts = [[x(0), y(0)], ...rows.map((r, i) => [x(i + 1), y(r[p.seat] ?? 0)])];
+        const color = LINE_COLORS[k % LINE_COLORS.length];
+        return s('g', { class: 'series', 'data-testid': `chart-seat-${p.seat}` },
+          s('polyline', { points: pts.map((q) => q.join(',')).join(' '), fill: 'none', stroke: color, 'stroke-width': 2.5 }),
+          pts.slice(1).map((q) => s('circle', { cx: q[0], cy: q[1], r: 3.5, fill: color })));
+      })),
+    h('figcaption', { class: 'legend' }, players.map((p, k) => h('span', { class: 'key' },
+      h('span', { class: 'swatch-line', style: { '--c': LINE_COLORS[k % LINE_COLORS.length] }, 'aria-hidden': 'true' }),
+      h('bdi', {}, p.name)))));
+}
+
+/** Every round's points, the winner marked, and the totals. */
+export function roundsTable(match) {
+  const players = match.players || [];
+  const rows = totalsByRound(match);
+  return h('table', { class: 'scores rounds-table', testid: 'rounds-table' },
+    h('thead', {}, h('tr', {}, h('th', {}, t('match.round')), players.map((p) => h('th', { class: 'num' }, h('bdi', {}, p.name))))),
+    h('tbody', {}, (match.rounds || []).map((r, i) => h('tr', { testid: `round-row-${r.number ?? i + 1}` },
+      h('th', {}, formatNumber(r.number ?? i + 1)),
+      players.map((p) => h('td', { class: ['num', r.winner === p.seat && 'won'] },
+        r.winner === p.seat ? h('span', { class: 'sr-only' }, t('match.won')) : null,
+        formatNumber(r.points?.[p.seat] ?? 0)))))),
+    h('tfoot', {}, h('tr', {}, h('th', {}, t('summary.total')),
+      players.map((p) => h('td', { class: 'num', testid: `total-${p.seat}` }, formatNumber(rows.at(-1)?.[p.seat] ?? match.scores?.[p.seat] ?? 0))))));
+}
+
+export function matchHistory(match) {
+  return h('div', { class: 'match-history', testid: 'match-history' },
+    match.rounds?.length ? [scoreChart(match), roundsTable(match)] : h('p', { class: 'muted' }, t('match.no_rounds')));
+}
+
+const cache = new Map(); // match id -> answer (refetched when the match is running)
+
+/** Fetch a match (kept while finished). */
+export async function loadMatch(id, { fresh = false } = {}) {
+  const hit = cache.get(id);
+  if (hit && (hit.status === 'finished' || !fresh)) return hit;
+  const match = await api.match(id);
+  cache.set(id, match);
+  return match;
+}
+
+/** The page /m/{match_id}. */
+export function matchScreen(S, actions) {
+  const id = S.route.id;
+  const box = h('section', { class: 'panel match-page', testid: 'match-page' },
+    h('h1', {}, t('match.title')),
+    h('p', { class: 'muted' }, t('join.loading')));
+  loadMatch(id, { fresh: true }).then((match) => {
+    const winner = match.winner != null ? nameOf(match, match.winner) : null;
+    box.replaceChildren(
+      h('h1', {}, t('match.title')),
+      h('p', { testid: 'match-status' }, t(match.status === 'finished' ? 'match.finished' : 'match.running', { n: match.rounds?.length ?? 0 })),
+      winner ? h('p', { class: 'match-winner', testid: 'match-page-winner' }, '🏆 ', t('summary.match_winner', { name: winner })) : null,
+      matchHistory(match),
+      h('p', { class: 'row' },
+        h('a', {
+          class: 'button', href: `/r/${encodeURIComponent(match.room)}`, testid: 'match-room-link',
+          onclick: (e) => { e.preventDefault(); actions.navigate(`/r/${encodeURIComponent(match.room)}`); },
+        }, t('match.to_room')),
+        h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(id)}`, testid: 'match-json' }, t('match.json'))));
+  }).catch((err) => {
+    box.replaceChildren(h('h1', {}, t('match.title')), h('p', { class: 'error', testid: 'match-error' }, err.status === 404 ? t('match.none') : errorText(err.code)));
+  });
+  return box;
+}

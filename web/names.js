@@ -1,0 +1,35 @@
+// The player-name rule, the same as the server's (app/rooms/names.py): 1-32 user-perceived
+// characters of letters, marks, digits, punctuation, symbols (emoji) and spaces, with the
+// zero-width joiner and non-joiner; no other control or format character.
+
+export const NAME_MAX = 32;
+const NAME_MAX_CODEPOINTS = 128;
+// Cc, Cf (but ZWNJ, ZWJ and emoji tags), Cs, Co, Cn, Zl, Zp.
+const REFUSED = /[\p{Cc}\p{Cs}\p{Co}\p{Cn}\u2028\u2029]|(?![\u200C\u200D\u{E0020}-\u{E007F}])\p{Cf}/u;
+
+const segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+
+export function graphemes(text) {
+  if (segmenter) return [...segmenter.segment(text)].map((s) => s.segment);
+  return [...text];
+}
+
+/** White space collapsed and NFC, as the server stores it. */
+export function normalName(text) {
+  return (text || '').split(/\s+/u).filter(Boolean).join(' ').normalize('NFC');
+}
+
+/** null when the name is fine, else the catalog key of what is wrong. */
+export function nameProblem(text) {
+  const name = normalName(text);
+  if (!name) return 'name.empty';
+  if ([...name].length > NAME_MAX_CODEPOINTS || graphemes(name).length > NAME_MAX) return 'name.too_long';
+  if (REFUSED.test(name)) return 'name.bad_char';
+  return null;
+}
+
+/** Keep at most NAME_MAX graphemes of what is typed (never cut a cluster in two). */
+export function clampName(text) {
+  const parts = graphemes(text || '');
+  return parts.length > NAME_MAX ? parts.slice(0, NAME_MAX).join('') : text;
+}
