@@ -267,6 +267,7 @@ function onFrame(f) {
       S.you = f.you;
       setView(f.view, f.version);
       mergeLog(f.view?.log);
+      mergeLog(f.view?.chat); // extension: the room's recent chat, for a new tab or a reload
       if (f.view?.status === 'playing' || f.view?.status === 'lobby') {
         S.summary = null;
         S.matchEnd = null;

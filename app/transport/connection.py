@@ -279,9 +279,11 @@ class Connection:
         self.version = state.version
 
     async def _welcome(self, state: State) -> None:
-        recent = await self.service.store.events_since(
-            self.room, max(0, state.version - frames.LOG_SIZE)
-        )
+        store = self.service.store
+        # The whole history when it is held (for the chat), else the log's last events.
+        recent = await store.events_since(
+            self.room, max(0, state.version - self.service.config.history_limit // 2)
+        ) or await store.events_since(self.room, max(0, state.version - frames.LOG_SIZE))
         who = self.identity
         seat = self._seat(state)
         role: Role = "player" if who.role == "player" else "spectator"

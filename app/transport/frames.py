@@ -24,6 +24,7 @@ from app.store.rooms import Commit
 Role = Literal["player", "spectator"]
 
 LOG_SIZE = 20  # recent public events carried in the welcome's `view.log`
+CHAT_SIZE = 50  # recent chat messages carried in the welcome's `view.chat` (extension)
 # The log is public and carries no card ids: an old entry must not name a card that has since
 # moved into another hand (a swap, a reshuffle), and revealed hands stay in their event.
 _LOG_DROPPED_KEYS = frozenset({"id", "hands", "hand", "cards"})
@@ -166,8 +167,13 @@ def merged_frame(
 
 
 def welcome(state: State, seat: int | None, you: You, now: int, recent: Sequence[Event]) -> str:
+    """`recent`: the events the history holds (or at least the last `LOG_SIZE`)."""
     view = engine.view(state, seat, now)
-    view["log"] = [log_entry(e) for e in recent if e.version <= state.version][-LOG_SIZE:]
+    held = [e for e in recent if e.version <= state.version]
+    view["log"] = [log_entry(e) for e in held[-LOG_SIZE:]]
+    # Extension: the room's recent chat, so a new tab or a reload shows the conversation
+    # (the log's 20 events are mostly moves).
+    view["chat"] = [log_entry(e) for e in held if e.kind == "chat"][-CHAT_SIZE:]
     return encode(WelcomeFrame(type="welcome", you=you, version=state.version, view=view))
 
 
