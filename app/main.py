@@ -73,7 +73,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         if cluster is not None:
             await cluster.start()
         await service.start()
-        gc_tuning.after_start_up()
+        if settings is None:  # the served app; an app embedded in tests keeps the collector
+            gc_tuning.after_start_up()
         probe = loop_probe.start_if_enabled()
         try:
             yield
