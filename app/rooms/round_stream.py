@@ -80,7 +80,13 @@ class RoundStreamConsumer:
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:
-                log.warning("round stream unreachable: %s", type(exc).__name__)
+                if isinstance(exc, ResponseError) and "NOGROUP" in str(exc):
+                    # The stream or its group is gone (Redis flushed, or restarted without its
+                    # AOF): made again first, or no new round would ever be recorded.
+                    log.warning("round stream group missing; creating it again")
+                    ready = False
+                else:
+                    log.warning("round stream unreachable: %s", type(exc).__name__)
                 await asyncio.sleep(1.0)
             except Exception:
                 log.exception("round stream consumer failed")

@@ -18,7 +18,7 @@ import socket
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from e2e.harness import SECRET_KEYS, LeakAuditor, card_ids, keys_of
 from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -195,6 +196,8 @@ class Player:
 
     `history` is every event received, by version, across reconnects; `gaps` records any
     version that was skipped (a `welcome` that jumped ahead without the events between).
+    `frames` is every frame received, `hands` the card ids of its own hand by version; every
+    Player a test makes is audited for leaks when the test ends (conftest.py, `leaks`).
     """
 
     room: str
@@ -209,6 +212,11 @@ class Player:
     _reader: asyncio.Task[None] | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _counter: int = 0
+    frames: list[str] = field(default_factory=list)
+    hands: dict[int, frozenset[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        CREATED.append(self)
 
     async def connect(self, process: Process) -> None:
         await self.close()
@@ -245,8 +253,12 @@ class Player:
     async def _read_frames(self, welcomed: asyncio.Event) -> None:
         with contextlib.suppress(websockets.ConnectionClosed):
             async for raw in self.ws:
+                self.frames.append(raw)
                 frame = json.loads(raw)
                 kind = frame["type"]
+                if kind in ("events", "welcome"):
+                    you = frame["view"].get("you") or {}
+                    self.hands[frame["version"]] = frozenset(card_ids(you.get("hand", [])))
                 if kind == "events":
                     for event in frame["events"]:
                         v = event["version"]
@@ -295,6 +307,44 @@ class Player:
 
     def kinds(self) -> list[str]:
         return [self.history[v]["kind"] for v in sorted(self.history)]
+
+
+CREATED: list[Player] = []  # every Player of the running test, audited when it ends
+
+
+def leaks(players: Sequence[Player]) -> list[str]:
+    """The leak audit of a multi-process test, where the server's state is in other processes:
+    no frame carries a token of the test or a secret key, and no frame to seat s names a card
+    that another seat of the room held in its own view at that frame's version (while a round
+    is played: its end reveals every hand)."""
+    problems: list[str] = []
+    tokens = {p.token for p in players}
+    for p in players:
+        table = [q for q in players if q.room == p.room and q.seat is not None]
+        for raw in p.frames:
+            frame = json.loads(raw)
+            kind, version = frame.get("type"), frame.get("version")
+            if any(token in raw for token in tokens):
+                problems.append(f"a token in a {kind} frame")
+            secret = keys_of(frame) & SECRET_KEYS
+            if secret:
+                problems.append(f"secret keys {sorted(secret)} in a {kind} frame")
+            if kind not in ("events", "welcome") or not isinstance(version, int):
+                if card_ids(frame):
+                    problems.append(f"card ids in a {kind} frame")
+                continue
+            if frame["view"].get("status") != "playing":
+                continue  # the lobby, or the round's end, which shows every hand to everyone
+            events = [LeakAuditor._checked_event(e, p.seat) for e in frame.get("events", [])]
+            named = card_ids(events) | card_ids(frame["view"])
+            for q in table:
+                held = q.hands.get(version, frozenset()) if q.seat != p.seat else frozenset()
+                if named & held:
+                    problems.append(
+                        f"seat {p.seat} was sent {len(named & held)} card(s) of seat {q.seat}"
+                        f" at version {version}"
+                    )
+    return problems
 
 
 class PrivateRedis:

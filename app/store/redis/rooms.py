@@ -22,11 +22,12 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from app import engine
 from app.engine.events import Event
 from app.engine.state import State
+from app.store.redis.client import load_functions
 from app.store.rooms import FRAMES_KEPT, STATES_KEPT, Commit, Member, RoomRecord
 from app.store.shared import (
     CommitConflict,
@@ -456,6 +457,17 @@ class RedisRoomStore:
         self, name: str, keys: Sequence[str], args: Sequence[Any], *, read_only: bool = False
     ) -> Any:
         call = self.client.fcall_ro if read_only else self.client.fcall
+        try:
+            return await call(name, len(keys), *keys, *args)
+        except ResponseError as exc:
+            if "function not found" not in str(exc).lower():
+                raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        # Redis lost its functions (restarted without its AOF, or FUNCTION FLUSH): nothing ran,
+        # so loading them again and calling once more cannot apply anything twice.
+        log.warning("the Redis functions were gone; loading them again")
+        await self._guard(load_functions(self.client))
         return await self._guard(call(name, len(keys), *keys, *args))
 
     @staticmethod

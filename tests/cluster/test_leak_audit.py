@@ -1,0 +1,47 @@
+"""The cluster tests' leak audit finds what it looks for (and passes a clean exchange)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .harness import CREATED, Player, leaks
+
+
+def _card(cid: int) -> dict[str, Any]:
+    return {"id": cid, "color": "red", "kind": "number", "value": 5}
+
+
+def _welcome(seat: int, version: int, hand: list[int], **view: Any) -> str:
+    you = {"seat": seat, "hand": [_card(c) for c in hand]}
+    body = {"version": version, "status": "playing", "you": you, **view}
+    return json.dumps({"type": "welcome", "version": version, "view": body, "you": you})
+
+
+def _table(extra_for_guest: dict[str, Any]) -> list[Player]:
+    host, guest = Player("R", "tok-host-secret", seat=0), Player("R", "tok-guest-secret", seat=1)
+    del CREATED[-2:]  # made-up frames: not for the audit every cluster test ends with
+    host.frames.append(_welcome(0, 5, [1, 2]))
+    host.hands[5] = frozenset({1, 2})
+    guest.frames.append(_welcome(1, 5, [3], **extra_for_guest))
+    guest.hands[5] = frozenset({3})
+    return [host, guest]
+
+
+def test_a_clean_exchange_passes() -> None:
+    assert leaks(_table({"discard": [_card(9)]})) == []
+
+
+def test_another_seats_card_is_found() -> None:
+    problems = leaks(_table({"discard": [_card(2)]}))
+    assert problems == ["seat 1 was sent 1 card(s) of seat 0 at version 5"]
+
+
+def test_the_round_end_reveal_is_not_a_leak() -> None:
+    assert leaks(_table({"discard": [_card(2)], "status": "round_over"})) == []
+
+
+def test_tokens_and_secret_keys_are_found() -> None:
+    problems = leaks(_table({"note": "tok-host-secret", "draw_pile": []}))
+    assert "a token in a welcome frame" in problems
+    assert "secret keys ['draw_pile'] in a welcome frame" in problems
