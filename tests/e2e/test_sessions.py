@@ -28,7 +28,9 @@ def _same_table(before: dict[str, Any], after: dict[str, Any]) -> None:
     """The whole view is the same but for what the reconnection itself changes."""
 
     def stable(view: dict[str, Any]) -> dict[str, Any]:
-        out = {k: v for k, v in view.items() if k not in ("version", "server_time", "log")}
+        # `log` and `chat` (an extension) are the welcome's alone.
+        skip = ("version", "server_time", "log", "chat")
+        out = {k: v for k, v in view.items() if k not in skip}
         out["seats"] = [{k: v for k, v in s.items() if k != "connected"} for s in view["seats"]]
         return out
 
