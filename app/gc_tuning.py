@@ -1,15 +1,18 @@
 """The garbage collector of a serving process, set once start-up is done (`UNO_GC`).
 
 Full collections walk every object the process holds, the rooms' histories included, and stop
-the event loop while they run; docs/performance.md ("Garbage collector") has the measurements
-that chose the default. Modes: `tuned` (freeze what start-up allocated, then the thresholds
-below), `rolling` (freeze what survives every collection: short pauses, but cyclic garbage
-that forms among survivors is never freed; opt-in), `freeze` (freeze only), `default` (CPython's
-settings), `off` (no automatic collection; for measurements only: cyclic garbage piles up).
+the event loop while they run; docs/performance.md ("Garbage collector", "Compact history") has
+the measurements that chose the default. Modes: `paced` (freeze what start-up allocated, then
+collections by the clock rather than by CPython's counter; see `PACED_*`), `tuned` (freeze what
+start-up allocated, then the thresholds below), `rolling` (freeze what survives every
+collection: short pauses, but cyclic garbage that forms among survivors is never freed;
+opt-in), `freeze` (freeze only), `default` (CPython's settings), `off` (no automatic
+collection; for measurements only: cyclic garbage piles up).
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -18,7 +21,7 @@ log = logging.getLogger(__name__)
 
 GC_ENV = "UNO_GC"
 THRESHOLDS_ENV = "UNO_GC_THRESHOLDS"  # "a,b,c": the tuned mode's thresholds instead
-MODES = ("tuned", "rolling", "freeze", "default", "off")
+MODES = ("paced", "tuned", "rolling", "freeze", "default", "off")
 DEFAULT_MODE = "tuned"
 # Measured (docs/performance.md, "Garbage collector"): with CPython's (700, 10, 10), a server of
 # 500 paced rooms spent 44-52% of its CPU collecting, and its full collections (2-3 in 30 s)
@@ -27,6 +30,23 @@ DEFAULT_MODE = "tuned"
 # above them: 13x less CPU in collections, no full collection in any 30 s window. The price: a
 # young collection walks up to 50,000 live objects (140-270 ms of CPU on the busy machine).
 TUNED_THRESHOLDS = (50_000, 20, 10)
+# Why a young collection under `tuned` took 140-400 ms of CPU (docs/performance.md, "Compact
+# history"): CPython starts one when allocations minus deallocations of tracked objects pass the
+# first threshold, and a deallocation counts whatever generation the object lived in. A server in
+# its steady state frees old objects about as fast as it makes new ones (a room's state from 8
+# commits ago, the history's oldest events), so the counter creeps while the young generation
+# itself grows by everything every move keeps: measured 12-35 young objects per unit of the
+# counter, i.e. several hundred thousand objects walked by a "50,000" collection. `paced`
+# collects the young generation by the clock instead: what it walks is what ~PACED_YOUNG_S of
+# play kept alive, whatever the counter says.
+PACED_YOUNG_S = 0.25
+# Every this many young collections, the middle generation too (what survived ~5 s).
+PACED_MIDDLE_EVERY = 20
+# Every this many middle ones, a full collection (~10 min): the only one that frees cycles among
+# long-lived objects (a closed socket's). It walks the whole heap, so it stays rare.
+PACED_FULL_EVERY = 120
+# The counter's thresholds stay out of the way: the clock triggers every collection.
+PACED_THRESHOLDS = (1_000_000, 1_000, 1_000)
 
 _applied: str | None = None
 
@@ -42,13 +62,18 @@ def after_start_up(mode: str | None = None) -> str:
         chosen = DEFAULT_MODE
     if chosen == "off":
         gc.disable()
-    elif chosen in ("tuned", "freeze", "rolling"):
+    elif chosen in ("paced", "tuned", "freeze", "rolling"):
         # Everything alive now lives as long as the process: move it out of the collector's
         # reach so no collection walks it again.
         gc.collect()
         gc.freeze()
         if chosen == "tuned":
             gc.set_threshold(*_thresholds())
+        elif chosen == "paced":
+            gc.set_threshold(*PACED_THRESHOLDS)
+            if not _start_paced():
+                log.warning("UNO_GC=paced needs a running event loop; using %s", TUNED_THRESHOLDS)
+                gc.set_threshold(*TUNED_THRESHOLDS)
         elif chosen == "rolling":
             # What survives any collection is frozen at once, so no collection walks it again.
             # Measured much shorter pauses, but cycles among frozen objects are never freed:
@@ -56,6 +81,28 @@ def after_start_up(mode: str | None = None) -> str:
             gc.callbacks.append(_freeze_survivors)
     _applied = chosen
     return chosen
+
+
+def _start_paced() -> bool:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    ticks = 0
+
+    def tick() -> None:
+        nonlocal ticks
+        ticks += 1
+        if ticks % (PACED_MIDDLE_EVERY * PACED_FULL_EVERY) == 0:
+            gc.collect(2)
+        elif ticks % PACED_MIDDLE_EVERY == 0:
+            gc.collect(1)
+        else:
+            gc.collect(0)
+        loop.call_later(PACED_YOUNG_S, tick)
+
+    loop.call_later(PACED_YOUNG_S, tick)
+    return True
 
 
 def _thresholds() -> tuple[int, int, int]:
