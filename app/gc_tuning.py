@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 GC_ENV = "UNO_GC"
 THRESHOLDS_ENV = "UNO_GC_THRESHOLDS"  # "a,b,c": the tuned mode's thresholds instead
 MODES = ("paced", "tuned", "rolling", "freeze", "default", "off")
-DEFAULT_MODE = "tuned"
+DEFAULT_MODE = "paced"  # docs/performance.md, "Compact history"
 # Measured (docs/performance.md, "Garbage collector"): with CPython's (700, 10, 10), a server of
 # 500 paced rooms spent 44-52% of its CPU collecting, and its full collections (2-3 in 30 s)
 # took 650-870 ms of CPU each, walking every room's history again. Young collections every
