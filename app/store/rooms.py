@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+import orjson
+
 from app.engine.events import Event
 from app.engine.state import State
 
@@ -42,28 +44,57 @@ class Commit:
 
     `cache` holds what the transport encodes of it for each recipient (app/transport/frames.py),
     so a commit is redacted, viewed and encoded once per seat, however many sockets read it.
-    The store drops the state and the cache once the commit is old.
+    The store drops the state and the cache once the commit is old, and `pack` keeps an old
+    commit's events only as JSON bytes: the garbage collector walks every container object the
+    rooms' histories hold, at every collection that reaches them, and bytes are not one.
     """
 
-    __slots__ = ("cache", "events", "state")
+    __slots__ = ("_events", "_packed", "cache", "first", "last", "size", "state")
 
     def __init__(self, events: Sequence[Event], state: State | None) -> None:
         assert events, "a commit has at least one event"
-        self.events: tuple[Event, ...] = tuple(events)
+        self._events: tuple[Event, ...] | None = tuple(events)
+        self._packed = b""
+        self.first = events[0].version
+        self.last = events[-1].version
+        self.size = len(events)
         self.state = state
         self.cache: object | None = None
 
     @property
-    def first(self) -> int:
-        return self.events[0].version
+    def events(self) -> tuple[Event, ...]:
+        """The events; a packed commit builds new ones at each read and keeps none of them,
+        so a read (a resume, a welcome's log) leaves the history as small as it was."""
+        if self._events is not None:
+            return self._events
+        return tuple(_unpacked(self._packed))
 
     @property
-    def last(self) -> int:
-        return self.events[-1].version
+    def packed(self) -> bool:
+        return self._events is None
 
     def forget_state(self) -> None:
         self.state = None
         self.cache = None
+
+    def pack(self) -> None:
+        """Keep the events as one JSON blob (their public and private parts, exactly)."""
+        if self._events is None:
+            return
+        self._packed = orjson.dumps(
+            [
+                [e.kind, e.version, e.public, {str(seat): part for seat, part in e.private.items()}]
+                for e in self._events
+            ]
+        )
+        self._events = None
+
+
+def _unpacked(blob: bytes) -> list[Event]:
+    return [
+        Event(kind, version, public, {int(seat): part for seat, part in private.items()})
+        for kind, version, public, private in orjson.loads(blob)
+    ]
 
 
 @dataclass(slots=True)
@@ -230,13 +261,17 @@ class _History:
         for event in commit.events:
             event.after = None  # the commit holds the one state a view is built of
         self._commits.append(commit)
-        self._events += len(commit.events)
+        self._events += commit.size
         if len(self._commits) > FRAMES_KEPT:
-            self._commits[-FRAMES_KEPT - 1].cache = None
+            # Read by every socket of the room at once only while it is among the newest;
+            # older, it is read by a resume or a welcome's log now and then.
+            older = self._commits[-FRAMES_KEPT - 1]
+            older.cache = None
+            older.pack()
         if len(self._commits) > STATES_KEPT:
             self._commits[-STATES_KEPT - 1].forget_state()
         while self._events > self._limit and len(self._commits) > 1:
-            self._events -= len(self._commits.popleft().events)
+            self._events -= self._commits.popleft().size
 
     def since(self, version: int) -> list[Commit] | None:
         commits = self._commits
