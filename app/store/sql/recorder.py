@@ -163,9 +163,13 @@ class SqlRecorder:
     async def close(self) -> None:
         for task in (self._delivery, self._member_delivery):
             if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                # Python 3.11's wait_for can swallow a cancellation that lands as its inner
+                # wait completes (the loop then sleeps 30 s again): cancel until it ends.
+                while not task.done():
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=1.0)
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    task.result()
         self._delivery = self._member_delivery = None
         with contextlib.suppress(Exception):  # needs no database; what stays, the next start
             await self._drain_journal()  # recovers from the journal files
