@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
+import secrets
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 # Attempts of one operation against concurrent commits of other processes. Each attempt
 # re-reads the room, so this bounds how many other commits one command can lose to in a row.
 TRIES = 12
+# Jitter between retries of a lost compare-and-set (no game randomness: none is global).
+_JITTER = secrets.SystemRandom()
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -124,7 +126,7 @@ class SharedRooms:
             except CommitConflict:
                 self.conflicts += 1
                 # A little jitter so that losers of a burst do not collide again in step.
-                await asyncio.sleep(random.random() * 0.002 * (tries + 1))
+                await asyncio.sleep(_JITTER.random() * 0.002 * (tries + 1))
             except RoomError as exc:
                 if exc.code != "conflict":
                     raise
