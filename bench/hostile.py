@@ -4,8 +4,9 @@ One server process on its default limits (memory store). Victims: `--rooms` room
 players chatting, each measuring the time from a `chat` command to its `ack`. First a quiet
 phase (the baseline), then the same load while hostile sockets attack at once: one floods
 invalid frames and never reads, one floods `hello` with the oldest `since` and never reads,
-one sends valid frames far over the rate limit. Prints the victims' p50/p99 in both phases,
-their ratio, the server's RSS growth, and how long each hostile socket stayed open.
+one sends valid frames far over the rate limit, each from a process of its own. Prints the
+victims' p50/p99 in both phases, their ratio, the server's RSS growth, and how long each
+hostile socket stayed open.
 
     .venv/bin/python bench/hostile.py [--rooms 20] [--seconds 15] [--json]
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import platform
 import socket
@@ -30,6 +32,8 @@ import httpx
 import websockets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KINDS = ("garbage", "resume", "rate")
+mp = multiprocessing.get_context("spawn")
 
 
 def _free_port() -> int:
@@ -93,6 +97,12 @@ async def _hostile(base: str, room: str, token: str, kind: str, stop: float) -> 
     return None
 
 
+def _attack_process(base: str, room: str, token: str, kind: str, seconds: float, out: Any) -> None:
+    """One hostile socket in a process of its own, so its flood does not slow the victims'
+    client loop (only the server is shared)."""
+    out.put((kind, asyncio.run(_hostile(base, room, token, kind, time.monotonic() + seconds))))
+
+
 async def _room(http: httpx.AsyncClient) -> tuple[str, str, str]:
     created = (await http.post("/api/rooms", json={"name": "A"})).json()
     joined = (await http.post(f"/api/rooms/{created['room']}/players", json={"name": "B"})).json()
@@ -141,16 +151,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 victims = [
                     _victim(base, room, tok, stop, lat) for room, a, b in rooms for tok in (a, b)
                 ]
-                attackers = (
-                    [
-                        _hostile(base, target[0], tok, kind, stop)
-                        for tok, kind in zip(spectators, ("garbage", "resume", "rate"), strict=True)
-                    ]
-                    if hostile
-                    else []
-                )
-                results = await asyncio.gather(*victims, *attackers)
-                return lat, list(results[len(victims) :])
+                procs = []
+                results: Any = mp.Queue()
+                if hostile:
+                    for tok, kind in zip(spectators, KINDS, strict=True):
+                        proc = mp.Process(
+                            target=_attack_process,
+                            args=(base, target[0], tok, kind, args.seconds, results),
+                        )
+                        proc.start()
+                        procs.append(proc)
+                await asyncio.gather(*victims)
+                open_for = dict(results.get(timeout=30) for _ in procs)
+                for proc in procs:
+                    proc.join(10)
+                return lat, [open_for.get(kind) for kind in KINDS] if hostile else []
 
             quiet, _ = await phase(False)
             rss_before = _rss_mb(server.pid)
