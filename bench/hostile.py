@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 import websockets
+from load import proc_rss_mb  # bench/ is the script's directory, as for gc_churn.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KINDS = ("garbage", "resume", "rate")
@@ -40,14 +41,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -168,9 +161,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 return lat, [open_for.get(kind) for kind in KINDS] if hostile else []
 
             quiet, _ = await phase(False)
-            rss_before = _rss_mb(server.pid)
+            rss_before = proc_rss_mb(server.pid)
             loud, open_for = await phase(True)
-            rss_after = _rss_mb(server.pid)
+            rss_after = proc_rss_mb(server.pid)
     finally:
         server.terminate()
         server.wait(10)
