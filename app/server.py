@@ -11,6 +11,10 @@ it through `uvicorn_options`, so the limits are set in one place.
   header (close 1009) instead of being read whole; between 16 KiB and that size the socket
   answers `too_large` and stays open.
 - At most `max_connections` connections and requests at once; past it, 503.
+- A WebSocket closed for a broken limit (1008: flooding, refused frames, not reading) stops
+  being read at once and is dropped `POLICY_CLOSE_GRACE_SECONDS` later, instead of the close
+  handshake's 10 s during which uvicorn keeps parsing (and discarding) whatever the client
+  sends: a flooding client costs nothing once it is closed.
 - `X-Forwarded-For` is not applied by the server: app/api/limits.py reads it, and only from
   the configured `trusted_proxies`.
 """
@@ -22,11 +26,16 @@ from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from app.settings import AppSettings
 
 MAX_HEAD_BYTES = 16 * 1024
 KEEP_ALIVE_SECONDS = 5
+CLOSE_POLICY = 1008
+# Long enough for a reading client to get the close frame, short enough that a hostile one
+# holds nothing: reading stops at once, only the socket itself waits out the grace.
+POLICY_CLOSE_GRACE_SECONDS = 1.0
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -71,6 +80,48 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.close()
 
 
+class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (the one it picks by default) with a hard policy close.
+
+    uvicorn answers the app's close by sending the close frame, then reads on for up to 10 s
+    waiting for the peer's reply, parsing and discarding every frame a flooding client keeps
+    sending; and a close waits first for the write buffer to drain, which never happens for a
+    client that does not read. For 1008 neither waits: the close frame is queued, reading
+    stops, and the connection is dropped after a short grace.
+    """
+
+    policy_close_grace: float = POLICY_CLOSE_GRACE_SECONDS
+
+    async def send(self, message: Any) -> None:
+        if (
+            message["type"] == "websocket.close"
+            and message.get("code") == CLOSE_POLICY
+            and self.handshake_complete
+            and self.initial_response is None
+            and not self.close_sent
+            and not self.disconnected
+        ):
+            self._close_for_policy(message.get("reason") or "")
+            return
+        await super().send(message)
+
+    def _close_for_policy(self, reason: str) -> None:
+        self.close_sent = True
+        disconnect = {"type": "websocket.disconnect", "code": CLOSE_POLICY, "reason": reason}
+        self.queue.put_nowait(disconnect)  # type: ignore[arg-type]
+        if self.transport.is_closing():
+            return
+        self.conn.send_close(CLOSE_POLICY, reason)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.transport.pause_reading()
+        # `receive` resumes reading when this flag is set and the app has drained the queue:
+        # reading must stay stopped for good now.
+        self.read_paused = False
+        if self.close_timer is not None:
+            self.close_timer.cancel()
+        self.close_timer = self.loop.call_later(self.policy_close_grace, self.transport.abort)
+
+
 def uvicorn_options(config: AppSettings) -> dict[str, Any]:
     """Keyword arguments for `uvicorn.run` / `uvicorn.Config` (besides the app)."""
     protocol = type(
@@ -83,6 +134,7 @@ def uvicorn_options(config: AppSettings) -> dict[str, Any]:
         "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
         "limit_concurrency": config.max_connections,
+        "ws": GuardedWebSocketProtocol,
         "ws_max_size": config.ws_max_bytes,
         "proxy_headers": False,
         "server_header": False,

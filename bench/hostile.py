@@ -1,14 +1,17 @@
 """Other tables' latency while one hostile client attacks (issue 11 "Done when").
 
-One server process on its default limits (memory store). Victims: `--rooms` rooms of two
-players chatting, each measuring the time from a `chat` command to its `ack`. First a quiet
-phase (the baseline), then the same load while hostile sockets attack at once: one floods
-invalid frames and never reads, one floods `hello` with the oldest `since` and never reads,
-one sends valid frames far over the rate limit, each from a process of its own. Prints the
-victims' p50/p99 in both phases, their ratio, the server's RSS growth, and how long each
-hostile socket stayed open.
+One server process on its default limits (memory store), started as `make run` starts it
+(`python -m app.main`: app/server.py's limits and WebSocket protocol). Victims: `--rooms`
+rooms of two players chatting, each measuring the time from a `chat` command to its `ack`.
+First a quiet phase (the baseline), then the same load while hostile sockets attack at
+once: one floods invalid frames and never reads, one floods `hello` with the oldest `since`
+and never reads, one sends valid frames far over the rate limit, each from a process of its
+own, spawned before the phase starts. With `--reconnect` each attacker opens a new socket
+as soon as one is closed, for the whole phase. Prints the victims' p50/p99 in both phases,
+their ratio, the server's RSS growth, how long each attacker's first socket stayed open and
+how many sockets it opened.
 
-    .venv/bin/python bench/hostile.py [--rooms 20] [--seconds 15] [--json]
+    .venv/bin/python bench/hostile.py [--rooms 20] [--seconds 15] [--reconnect] [--json]
 
 Talks only to 127.0.0.1; every loop is bounded in time.
 """
@@ -17,11 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,16 +34,11 @@ from typing import Any
 import httpx
 import websockets
 from load import proc_rss_mb  # bench/ is the script's directory, as for gc_churn.py
+from move_latency import free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KINDS = ("garbage", "resume", "rate")
 mp = multiprocessing.get_context("spawn")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -66,34 +64,62 @@ async def _victim(base: str, room: str, token: str, stop: float, out: list[float
             await asyncio.sleep(0.2)
 
 
-async def _hostile(base: str, room: str, token: str, kind: str, stop: float) -> float | None:
-    """Attack until closed or `stop`; the seconds the socket stayed open (None: never closed)."""
-    ws = await websockets.connect(f"{base}/ws/rooms/{room}", max_queue=1)
-    await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
-    opened = time.monotonic()
-    n = 0
-    try:
-        while time.monotonic() < stop:
-            n += 1
-            if kind == "garbage":
-                await ws.send("not json " * 20)
-            elif kind == "resume":
-                await ws.send(json.dumps({"type": "hello", "token": token, "since": 0}))
-            else:
-                await ws.send(json.dumps({"type": "ping", "id": f"h{n}"}))
-            if n % 50 == 0:
-                await asyncio.sleep(0)
-    except websockets.ConnectionClosed:
-        return time.monotonic() - opened
-    finally:
-        await ws.close()
-    return None
+async def _hostile(
+    base: str, room: str, token: str, kind: str, start: float, stop: float, reconnect: bool
+) -> tuple[float | None, int]:
+    """Attack from `start` until `stop` (with `reconnect`, a closed socket is replaced by a new
+    one at once). The seconds the first socket stayed open (None: never closed) and how many
+    sockets were opened."""
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    first: float | None = None
+    sockets = 0
+    while time.monotonic() < stop:
+        try:
+            ws = await websockets.connect(f"{base}/ws/rooms/{room}", max_queue=1)
+        except (OSError, websockets.WebSocketException):
+            await asyncio.sleep(0.05)
+            continue
+        sockets += 1
+        opened = time.monotonic()
+        n = 0
+        try:
+            await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
+            while time.monotonic() < stop:
+                n += 1
+                if kind == "garbage":
+                    await ws.send("not json " * 20)
+                elif kind == "resume":
+                    await ws.send(json.dumps({"type": "hello", "token": token, "since": 0}))
+                else:
+                    await ws.send(json.dumps({"type": "ping", "id": f"h{n}"}))
+                if n % 50 == 0:
+                    await asyncio.sleep(0)
+        except (websockets.ConnectionClosed, OSError):
+            if first is None:
+                first = time.monotonic() - opened
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(), 1)
+        if not reconnect:
+            break
+    return first, sockets
 
 
-def _attack_process(base: str, room: str, token: str, kind: str, seconds: float, out: Any) -> None:
+def _attack_process(
+    base: str,
+    room: str,
+    token: str,
+    kind: str,
+    start: float,
+    seconds: float,
+    reconnect: bool,
+    out: Any,
+) -> None:
     """One hostile socket in a process of its own, so its flood does not slow the victims'
-    client loop (only the server is shared)."""
-    out.put((kind, asyncio.run(_hostile(base, room, token, kind, time.monotonic() + seconds))))
+    client loop (only the server is shared). The process is spawned (and has imported what
+    it needs) before `start`: its start-up is not counted against the server."""
+    result = asyncio.run(_hostile(base, room, token, kind, start, start + seconds, reconnect))
+    out.put((kind, result))
 
 
 async def _room(http: httpx.AsyncClient) -> tuple[str, str, str]:
@@ -103,13 +129,17 @@ async def _room(http: httpx.AsyncClient) -> tuple[str, str, str]:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    port = _free_port()
-    env = dict(os.environ, DATABASE_URL="memory://", PYTHONPATH=ROOT, CREATE_RATE_BURST="100000")
+    port = free_port()
+    env = dict(
+        os.environ,
+        DATABASE_URL="memory://",
+        PYTHONPATH=ROOT,
+        CREATE_RATE_BURST="100000",
+        PORT=str(port),
+    )
+    # Started as `make run` starts it (app/server.py's limits and WebSocket protocol).
     server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)),
-            *("--log-level", "warning", "--ws-max-size", "1048576"),
-        ],
+        [sys.executable, "-m", "app.main"],
         cwd=ROOT,
         env=env,
     )
@@ -138,27 +168,34 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 for _ in range(3)
             ]
 
-            async def phase(hostile: bool) -> tuple[list[float], list[float | None]]:
+            async def phase(hostile: bool) -> tuple[list[float], dict[str, Any]]:
                 lat: list[float] = []
-                stop = time.monotonic() + args.seconds
-                victims = [
-                    _victim(base, room, tok, stop, lat) for room, a, b in rooms for tok in (a, b)
-                ]
                 procs = []
                 results: Any = mp.Queue()
+                # Spawned first, attacking from `start`: both phases begin after the same
+                # pause, so the attackers' start-up falls in neither window.
+                start = time.monotonic() + 3.0
                 if hostile:
                     for tok, kind in zip(spectators, KINDS, strict=True):
                         proc = mp.Process(
                             target=_attack_process,
-                            args=(base, target[0], tok, kind, args.seconds, results),
+                            args=(
+                                *(base, target[0], tok, kind, start),
+                                *(args.seconds, args.reconnect, results),
+                            ),
                         )
                         proc.start()
                         procs.append(proc)
+                await asyncio.sleep(max(0.0, start - time.monotonic()))
+                stop = start + args.seconds
+                victims = [
+                    _victim(base, room, tok, stop, lat) for room, a, b in rooms for tok in (a, b)
+                ]
                 await asyncio.gather(*victims)
-                open_for = dict(results.get(timeout=30) for _ in procs)
+                got = dict(results.get(timeout=30) for _ in procs)
                 for proc in procs:
                     proc.join(10)
-                return lat, [open_for.get(kind) for kind in KINDS] if hostile else []
+                return lat, got
 
             quiet, _ = await phase(False)
             rss_before = proc_rss_mb(server.pid)
@@ -177,10 +214,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "attack_p99_ms": round(_pct(loud, 0.99), 2),
         "p99_ratio": round(_pct(loud, 0.99) / _pct(quiet, 0.99), 2),
         "rss_growth_mb": round(rss_after - rss_before, 1),
+        "reconnect": args.reconnect,
+        # How long each attacker's first socket stayed open, and how many it opened in all.
         "hostile_open_s": {
-            k: (None if v is None else round(v, 1))
-            for k, v in zip(("garbage", "resume", "rate"), open_for, strict=True)
+            k: (None if open_for[k][0] is None else round(open_for[k][0], 1)) for k in KINDS
         },
+        "hostile_sockets": {k: open_for[k][1] for k in KINDS},
     }
     return result
 
@@ -190,6 +229,9 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--reconnect", action="store_true", help="each attacker opens a new socket when closed"
+    )
     args = parser.parse_args()
     result = asyncio.run(run(args))
     if args.json:

@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 # Close codes (docs/protocol.md "Closing"): RFC 6455 policy violation for a client that does
 # not read what it is sent or keeps sending refused frames.
 CLOSE_POLICY = 1008
+# A client closed for a broken limit gets what was queued for it if it reads it within this
+# time; one that does not is dropped then, not after the send timeout.
+POLICY_FLUSH_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,9 @@ class Connection:
             self.closing = True
             self._items.append(_Close(code, reason))
             self._ready.set()
+            if code == CLOSE_POLICY:
+                loop = asyncio.get_running_loop()
+                loop.call_later(POLICY_FLUSH_SECONDS, self.abort, code, reason)
 
     def abort(self, code: int, reason: str) -> None:
         """Close now, dropping what is queued: the client broke a limit."""
@@ -171,6 +177,10 @@ class Connection:
                     await self._ready.wait()
                     continue
                 item = self._items.popleft()
+                if self._items:
+                    # A backlog (a client sending many `hello`s, say) is worked off one item
+                    # per turn of the loop, not in one long callback that stalls every table.
+                    await asyncio.sleep(0)
                 if isinstance(item, _Resume):
                     await self._resume(item.since)
                 elif isinstance(item, _CatchUp):

@@ -176,6 +176,9 @@ async def _serve(
             frame = parse(decode(text))
         except FrameError as exc:
             limits.refuse(conn, frames.error(exc.code, exc.message, exc.command_id))
+            # A flood arrives as many frames per read, and receiving a queued frame does not
+            # yield: the other sockets get their turn between refused frames.
+            await asyncio.sleep(0)
             continue
         if isinstance(frame, Ping):
             conn.send(frames.pong(service.clock(), frame.command_id))
@@ -183,6 +186,12 @@ async def _serve(
             # A hello is always answered with a welcome (PROTOCOL), but only a few per
             # second may replay history: past that, the welcome alone.
             replay = limits.resumes.take()
+            if not replay and not limits.errors.take():
+                # A welcome is the dearest answer there is: past the resume bucket, hellos
+                # spend the error budget, so a hello flood is closed like any other.
+                log.info("closed a socket that kept sending hello")
+                conn.close(CLOSE_POLICY, "too many hello frames")
+                continue
             await _hello_again(conn, service, frame, limits, replay)
         else:
             await _command(conn, service, frame, limits)

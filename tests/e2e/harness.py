@@ -25,6 +25,7 @@ from websockets.asyncio.client import ClientConnection
 from app.engine.events import Event
 from app.main import create_app
 from app.rooms.service import RoomService
+from app.server import GuardedWebSocketProtocol
 from app.settings import AppSettings
 
 RECV_TIMEOUT = 5.0
@@ -470,7 +471,13 @@ async def running_server(config: AppSettings) -> AsyncIterator[Harness]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=1 << 20)
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            lifespan="on",
+            ws_max_size=1 << 20,
+            ws=GuardedWebSocketProtocol,  # the production server's WebSocket protocol
+        )
     )
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

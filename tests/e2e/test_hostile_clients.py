@@ -76,6 +76,30 @@ async def test_a_socket_that_floods_and_never_reads_is_closed(strict: Harness) -
     await ws.close()
 
 
+async def test_a_policy_closed_flooder_is_dropped_at_once(strict: Harness) -> None:
+    """Closed for its refused frames, a flooding socket is neither read on for the close
+    handshake's 10 s nor held open: the connection is dropped within about a second, so the
+    client's next send fails (before: its frames were parsed and discarded for 10 s, then the
+    socket lingered with a full buffer)."""
+    created = await strict.create_room("Host")
+    ws = await _socket(strict, created["room"], created["token"])
+    await _frames_until_welcome(ws)
+    started = time.monotonic()
+    dropped_after = None
+    while time.monotonic() - started < 15:
+        try:
+            # The client reads nothing: a send blocks while the server's buffers are full.
+            await asyncio.wait_for(ws.send("not json" * 8), 1)
+        except TimeoutError:
+            continue
+        except (websockets.ConnectionClosed, OSError):
+            dropped_after = time.monotonic() - started
+            break
+        await asyncio.sleep(0)
+    assert dropped_after is not None and dropped_after < 5, dropped_after
+    assert not strict.service.has_sockets(created["room"])
+
+
 async def test_refused_frames_are_not_answered_one_for_one(strict: Harness) -> None:
     created = await strict.create_room("Host")
     ws = await _socket(strict, created["room"], created["token"])
@@ -112,6 +136,31 @@ async def test_staying_over_the_rate_limit_closes_the_socket(strict: Harness) ->
     assert code == 1008
     assert kinds.count("rate_limited") == 1  # one per streak, then silence
     assert kinds.count("pong") <= 110
+
+
+async def test_a_hello_flood_under_the_rate_is_closed() -> None:
+    """Each `hello` is answered with a welcome, the dearest frame there is: past the resume
+    bucket they spend the error budget, so even under a generous rate limit a client that
+    keeps sending them is closed after about a budget's worth of welcomes."""
+    settings = server_settings(rate_limit_per_second=5000.0, rate_limit_burst=5000)
+    async with running_server(settings) as harness:
+        created = await harness.create_room("Host")
+        ws = await _socket(harness, created["room"], created["token"])
+        await _frames_until_welcome(ws)
+        hello = json.dumps({"type": "hello", "token": created["token"], "since": None})
+        for _ in range(400):
+            await ws.send(hello)
+        welcomes = 0
+        code = None
+        try:
+            while True:
+                frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                welcomes += frame["type"] == "welcome"
+        except websockets.ConnectionClosed as exc:
+            code = exc.rcvd.code if exc.rcvd is not None else None
+        assert code == 1008
+        # The resume bucket (3) and the error budget's burst (100) with a little refill.
+        assert 0 < welcomes <= 130, welcomes
 
 
 async def test_a_hello_cannot_draw_a_large_replay(strict: Harness) -> None:
