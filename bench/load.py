@@ -817,6 +817,14 @@ def main() -> int:
     paced.add_argument(
         "--clients", type=int, default=0, help="client processes (default: one per 2,500 sockets)"
     )
+    paced.add_argument(
+        "--processes", type=int, default=1, help="UNO server processes (more than one: --redis)"
+    )
+    paced.add_argument(
+        "--redis",
+        action="store_true",
+        help="the servers share a private redis-server (REDIS_URL) started for the run",
+    )
     parser.add_argument(
         "--server-env",
         action="append",
@@ -854,6 +862,8 @@ def main() -> int:
         "--max-seconds", type=float, default=90.0, help="time guard for the whole run (90)"
     )
     args = parser.parse_args()
+    if args.processes > 1 and not args.redis:
+        parser.error("several server processes share rooms only through --redis")
     if args.paced or args.idle:
         import load_paced
 

@@ -12,6 +12,11 @@ of that second. The clients are separate processes (`--clients`, by default one 
 sockets; each is this module with `--worker`), so the client's own Python does not share a
 thread with the server's. Every process raises its open-files limit to the hard limit.
 
+`--processes N --redis`: N such server processes sharing a private redis-server started for
+the run (no persistence); each room's seats are spread over the processes, so a move's frames
+reach players held by other processes through Redis. CPU, RSS and collections are the sum
+over the processes, Redis's CPU is reported beside them, the stall is the worst process's.
+
 Timed: from sending a command to the moment the LAST seat of the room received a frame whose
 version reaches the command's (the ack's version): what the slowest player of the table waits
 for. Only commands sent inside the measured window count. A room sends its next command at its
@@ -32,6 +37,8 @@ import os
 import random
 import resource
 import shutil
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -52,7 +59,7 @@ from load import (
     proc_run_queue_seconds,
     python,
 )
-from move_latency import ROOM_SETTINGS, BenchError, policy
+from move_latency import ROOM_SETTINGS, BenchError, free_port, policy
 from websockets.asyncio.client import ClientConnection
 
 SOCKETS_PER_CLIENT = 2500
@@ -61,6 +68,63 @@ REPLY_TIMEOUT_S = 30.0  # an overloaded server answers late; a stuck one is repo
 READY_TIMEOUT_S = 600.0  # 2,000 rooms take ~40 s on a quiet machine, minutes on a busy one
 DRAIN_S = 10.0  # after the window: commands sent inside it may still complete
 LAUNCHED: list[Server] = []  # stopped again on the way out, whatever interrupted the run
+
+
+class RedisServer:
+    """A private redis-server on a free loopback port (`--redis`): the bench never touches a
+    shared Redis, and a run starts from an empty one. No persistence: what is measured is the
+    servers' path through Redis, not the disk."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def launch(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise BenchError("--redis needs redis-server on the PATH")
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [
+                *(binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
+                *("--appendonly", "no", "--dir", str(self.workdir)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), 0.5) as conn,
+            ):
+                conn.sendall(b"PING\r\n")
+                if conn.recv(16).startswith(b"+PONG"):
+                    return
+            time.sleep(0.05)
+        raise BenchError("the private redis-server did not start")
+
+    def version(self) -> str:
+        out = subprocess.run(["redis-server", "--version"], capture_output=True, text=True)
+        return next((w[2:] for w in out.stdout.split() if w.startswith("v=")), "?")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+REDIS_LAUNCHED: list[RedisServer] = []
 
 
 def raise_open_files() -> str:
@@ -327,8 +391,10 @@ class Http:
 
 
 async def set_up_room(
-    http: Http, port: int, index: int, players: int, counts: Counts, seed: int
+    http: Http, ports: list[int], index: int, players: int, counts: Counts, seed: int
 ) -> Room:
+    """`http` talks to one of `ports`; seat i's socket goes to ports[(index + i) % n], so with
+    several server processes the players of one room sit on different processes."""
     room = Room(index, counts, random.Random(seed * 1_000_003 + index))
     status, created = await http.post("/api/rooms", {"name": "Seat 0", "settings": ROOM_SETTINGS})
     if status != 201:
@@ -339,7 +405,8 @@ async def set_up_room(
         if status != 201:
             raise BenchError(f"join: {status}")
         tokens[joined["seat"]] = joined["token"]
-    for _, token in sorted(tokens.items()):
+    for i, (_, token) in enumerate(sorted(tokens.items())):
+        port = ports[(index + i) % len(ports)]
         ws = await websockets.connect(
             f"ws://127.0.0.1:{port}/ws/rooms/{code}",
             max_size=1 << 22,
@@ -362,21 +429,24 @@ async def set_up_room(
 
 async def worker(config: dict[str, Any]) -> dict[str, Any]:
     counts = Counts()
-    port, players, interval = config["port"], config["players"], config["interval"]
+    ports, players, interval = config["ports"], config["players"], config["interval"]
     rooms: list[Room] = []
     todo = list(reversed(config["rooms"]))
 
     async def set_up_some() -> None:
-        http = Http(port)
+        https = [Http(port) for port in ports]
         try:
             while todo:
                 index = todo.pop()
-                rooms.append(await set_up_room(http, port, index, players, counts, config["seed"]))
+                http = https[index % len(https)]
+                room = await set_up_room(http, ports, index, players, counts, config["seed"])
+                rooms.append(room)
                 if len(rooms) % 100 == 0:
                     elapsed = time.monotonic() - began
                     print(f"{len(rooms)} rooms set up after {elapsed:.1f} s", file=sys.stderr)
         finally:
-            http.close()
+            for http in https:
+                http.close()
 
     began = time.monotonic()
     await asyncio.gather(*(set_up_some() for _ in range(SETUP_CONCURRENCY)))
@@ -495,32 +565,43 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         playing_rooms = rooms
     sockets = rooms * players
     clients = args.clients or max(1, math.ceil(sockets / SOCKETS_PER_CLIENT))
-    probe = work / "loop-probe.jsonl"
     extra_env = dict(item.split("=", 1) for item in args.server_env)
-    extra_env["UNO_LOOP_PROBE"] = str(probe)
-    server = Server(
-        "uno memory",
-        "uno",
-        work / "uno",
-        players=players,
-        extra_env=extra_env,
-        py_spy=str(Path(args.py_spy).resolve()) if args.py_spy else "",
-        app_dir=Path(args.app_dir).resolve() if args.app_dir else REPO,
-        uvicorn_args=args.uvicorn_arg,
-    )
+    processes = max(1, args.processes)
+    redis: RedisServer | None = None
+    if args.redis:
+        redis = RedisServer(work / "redis")
+        REDIS_LAUNCHED.append(redis)
+        redis.launch()
+        extra_env["REDIS_URL"] = redis.url
+        notes.append(f"private redis-server {redis.version()} on port {redis.port}, no persistence")
+    kind = "redis" if redis else "memory"
+    servers = [
+        Server(
+            f"uno {kind}" + (f" {i + 1}" if processes > 1 else ""),
+            "uno",
+            work / f"uno{i}",
+            players=players,
+            extra_env={**extra_env, "UNO_LOOP_PROBE": str(work / f"loop-probe{i}.jsonl")},
+            py_spy=str(Path(args.py_spy).resolve()) if args.py_spy and i == 0 else "",
+            app_dir=Path(args.app_dir).resolve() if args.app_dir else REPO,
+            uvicorn_args=args.uvicorn_arg,
+        )
+        for i in range(processes)
+    ]
     procs: list[Client] = []
-    LAUNCHED.append(server)
+    LAUNCHED.extend(servers)
     began = time.monotonic()
     try:
-        await server.launch()
+        for server in servers:
+            await server.launch()
         await asyncio.sleep(0.3)
-        notes.append(server.build())
-        rss_empty = proc_rss_mb(server.pid)
+        notes.extend(server.build() for server in servers)
+        rss_empty = sum(proc_rss_mb(server.pid) for server in servers)
         # Rooms dealt round-robin, so every client holds playing rooms and idle ones alike.
         playing = list(range(playing_rooms))
         for c in range(clients):
             config = {
-                "port": server.port,
+                "ports": [server.port for server in servers],
                 "players": players,
                 "interval": args.interval,
                 "seed": args.seed,
@@ -547,11 +628,12 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         notes.append(
             "rooms set up by the clients in "
             + ", ".join(f"{c.ready['setup_s']} s (CPU {c.ready['setup_cpu_s']} s)" for c in procs)
-            + f"; server CPU {proc_cpu_seconds(server.pid):.1f} s so far; with the server's"
-            f" launch {setup_s:.1f} s"
+            + f"; server CPU {sum(proc_cpu_seconds(x.pid) for x in servers):.1f} s so far;"
+            f" with the server's launch {setup_s:.1f} s"
         )
-        server.check_alive()
-        rss_connected = proc_rss_mb(server.pid)
+        for server in servers:
+            server.check_alive()
+        rss_connected = sum(proc_rss_mb(server.pid) for server in servers)
         start = time.time() + args.warmup
         end = start + args.window
         for client in procs:
@@ -559,39 +641,55 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
             client.proc.stdin.write((json.dumps({"start": start, "end": end}) + "\n").encode())
             await client.proc.stdin.drain()
         await asyncio.sleep(max(0.0, start - time.time()))
-        pid = server.pid
-        queue0 = proc_run_queue_seconds(pid)
-        cpu0, busy0 = proc_cpu_seconds(pid), machine_cpu_seconds()[0]
+        pids = [server.pid for server in servers]
+        queue0 = sum(proc_run_queue_seconds(pid) for pid in pids)
+        cpu0, busy0 = sum(proc_cpu_seconds(pid) for pid in pids), machine_cpu_seconds()[0]
+        redis0 = proc_cpu_seconds(redis.pid) if redis else 0.0
         clients0 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
         t0 = time.monotonic()
         await asyncio.sleep(max(0.0, end - time.time()))
         elapsed = time.monotonic() - t0
-        cpu1, busy1 = proc_cpu_seconds(pid), machine_cpu_seconds()[0]
-        queue1 = proc_run_queue_seconds(pid)
+        cpu1, busy1 = sum(proc_cpu_seconds(pid) for pid in pids), machine_cpu_seconds()[0]
+        redis1 = proc_cpu_seconds(redis.pid) if redis else 0.0
+        queue1 = sum(proc_run_queue_seconds(pid) for pid in pids)
         clients1 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
-        rss, hwm = proc_rss_mb(pid), proc_hwm_mb(pid)
+        rss = sum(proc_rss_mb(pid) for pid in pids)
+        hwm = sum(proc_hwm_mb(pid) for pid in pids)
         for client in procs:
             client.result = await client.line(DRAIN_S + 60)
-        server.check_alive()
+        for server in servers:
+            server.check_alive()
     finally:
         for client in procs:
             if client.proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     client.proc.kill()
                 await client.proc.wait()
-        server.stop()
+        for server in servers:
+            server.stop()
+        if redis is not None:
+            redis.stop()
     results = [c.result for c in procs]
     latencies = [x for r in results for x in r["latencies_ns"]]
     moves = sum(r["moves_in_window"] for r in results)
     server_cpu = 100 * (cpu1 - cpu0) / elapsed
+    redis_cpu = 100 * (redis1 - redis0) / elapsed
     client_cpu = 100 * (clients1 - clients0) / elapsed
     errors: dict[str, int] = {}
     for r in results:
         for code, n in r["errors"].items():
             errors[code] = errors.get(code, 0) + n
-    stalls = probe_window(probe, start, end)
+    # The worst second of any process, and every process's collections.
+    per_process = [
+        probe_window(work / f"loop-probe{i}.jsonl", start, end) for i in range(processes)
+    ]
+    stalls = max(per_process, key=lambda p: p["stall_max_ms"])
+    stalls["gc_count"] = [sum(p["gc_count"][g] for p in per_process) for g in range(3)]
+    stalls["gc_cpu_ms"] = round(sum(p["gc_cpu_ms"] for p in per_process), 1)
     return {
         "mode": "idle" if args.idle else "paced",
+        "store": kind,
+        "processes": processes,
         "rooms": rooms,
         "players": players,
         "sockets": sockets,
@@ -608,6 +706,8 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         "max_ms": round(max(latencies) / 1e6, 2) if latencies else float("nan"),
         "server_cpu_pct": round(server_cpu, 1),
         "cpu_ms_per_move": round(10 * server_cpu / (moves / elapsed), 3) if moves else None,
+        "redis_cpu_pct": round(redis_cpu, 1),
+        "redis_cpu_ms_per_move": round(10 * redis_cpu / (moves / elapsed), 3) if moves else None,
         "rss_mb": round(rss, 1),
         "rss_peak_mb": round(hwm, 1),
         "rss_empty_mb": round(rss_empty, 1),
@@ -617,7 +717,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         "client_processes": clients,
         "client_cpu_pct": round(client_cpu, 1),
         "other_cpu_pct": round(
-            max(0.0, 100 * (busy1 - busy0) / elapsed - server_cpu - client_cpu), 1
+            max(0.0, 100 * (busy1 - busy0) / elapsed - server_cpu - redis_cpu - client_cpu), 1
         ),
         "late_ticks": sum(r["late_ticks"] for r in results),
         "timeouts": sum(r["timeouts"] for r in results),
@@ -646,6 +746,8 @@ def main(args: argparse.Namespace) -> int:
     finally:
         for server in LAUNCHED:
             server.stop()
+        for redis in REDIS_LAUNCHED:
+            redis.stop()
         shutil.rmtree(work, ignore_errors=True)
     summary["machine"] = header(args, load_before)
     summary["notes"] = notes
@@ -655,7 +757,7 @@ def main(args: argparse.Namespace) -> int:
         f"idle: {summary['sockets']} sockets, {summary['playing_sockets']} playing"
         if args.idle
         else f"paced: {summary['rooms']} rooms × {summary['players']} seats"
-    )
+    ) + f" on {summary['processes']} server process(es), {summary['store']} store"
     print(
         f"{mode}, a move per room every {args.interval:g} s "
         f"(offered {summary['offered_moves_per_s']}/s), {summary['client_processes']} client "
@@ -671,7 +773,8 @@ def main(args: argparse.Namespace) -> int:
         f"{summary['gc_cpu_ms']} ms in all, {summary['gc_collected']} objects freed)"
     )
     print(
-        f"server CPU {summary['server_cpu_pct']}% ({summary['cpu_ms_per_move']} ms/move) · RSS "
+        f"server CPU {summary['server_cpu_pct']}% ({summary['cpu_ms_per_move']} ms/move; redis "
+        f"{summary['redis_cpu_pct']}%, {summary['redis_cpu_ms_per_move']} ms/move) · RSS "
         f"{summary['rss_mb']} MB (peak {summary['rss_peak_mb']}, empty {summary['rss_empty_mb']},"
         f" connected before play {summary['rss_connected_mb']}) · clients CPU "
         f"{summary['client_cpu_pct']}% · other busy CPU {summary['other_cpu_pct']}% · server "

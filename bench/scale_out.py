@@ -1,0 +1,115 @@
+"""Scale-out (issue 10): the design load through Redis on several processes against one
+process in memory, measured in the same run.
+
+Four runs of bench/load.py's paced mode (bench/load_paced.py), one after the other:
+1. design load, one process, memory store: `--paced --rooms 2000 --players 4 --interval 4`;
+2. the same on `--processes 2 --redis` (a private redis-server; each room's seats spread
+   over both processes, so every move crosses Redis to reach someone);
+3. saturation, one process in memory: `--saturation-rooms` rooms (200) each sending its next
+   move as soon as the previous one reached every seat (an interval of 1 ms: every tick is
+   late, the rooms run flat out);
+4. the same saturation on two processes through Redis.
+
+Prints each run's line and the ratios the issue sets goals for: p99 of the design load on
+two processes (goal ≤ 35 ms), throughput at saturation 2 processes ÷ 1 (goal ≥ 0.6), server
+CPU per move at the design load 2 processes ÷ 1 (goal ≤ 1.2; Redis's own CPU per move shown
+beside it, not in the ratio). `--json` prints one JSON object last.
+
+    .venv/bin/python bench/scale_out.py [--rooms 2000] [--saturation-rooms 200] [--json]
+
+Talks only to 127.0.0.1; every run is bounded by bench/load.py's own timeouts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+RUN_TIMEOUT_S = 900
+
+
+def _run(label: str, extra: list[str]) -> dict[str, Any]:
+    command = [sys.executable, str(BENCH / "load.py"), "--json", *extra]
+    print(f"# {label}: {' '.join(command[1:])}", flush=True)
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, cwd=BENCH.parent
+    )
+    lines = done.stdout.strip().splitlines()
+    for line in lines[:-1]:
+        print(f"  {line}")
+    if done.returncode != 0 or not lines:
+        print(done.stderr[-2000:], file=sys.stderr)
+        raise SystemExit(f"{label}: bench/load.py failed ({done.returncode})")
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rooms", type=int, default=2000, help="design-load rooms (2000)")
+    parser.add_argument("--saturation-rooms", type=int, default=200, help="rooms flat out")
+    parser.add_argument("--window", type=float, default=30.0, help="measured seconds per run")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    paced = ["--paced", "--players", "4", "--window", str(args.window)]
+    design = [*paced, "--rooms", str(args.rooms), "--interval", "4"]
+    flat = [*paced, "--rooms", str(args.saturation_rooms), "--interval", "0.001"]
+    flat += ["--warmup", "5"]
+    two = ["--processes", "2", "--redis"]
+    runs = {
+        "design_memory_1": _run("design load, 1 process, memory", design),
+        "design_redis_2": _run("design load, 2 processes, Redis", [*design, *two]),
+        "saturation_memory_1": _run("saturation, 1 process, memory", flat),
+        "saturation_redis_2": _run("saturation, 2 processes, Redis", [*flat, *two]),
+    }
+    d1, d2 = runs["design_memory_1"], runs["design_redis_2"]
+    s1, s2 = runs["saturation_memory_1"], runs["saturation_redis_2"]
+    summary = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{platform.machine()} {os.cpu_count()} CPUs",
+        "load_before": [round(x, 2) for x in load_before],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+        "design_p99_ms_memory_1": d1["p99_ms"],
+        "design_p99_ms_redis_2": d2["p99_ms"],
+        "design_p50_ms_redis_2": d2["p50_ms"],
+        "design_stall_ms_redis_2": d2["stall_max_ms"],
+        "design_cpu_ms_per_move_memory_1": d1["cpu_ms_per_move"],
+        "design_cpu_ms_per_move_redis_2": d2["cpu_ms_per_move"],
+        "design_redis_cpu_ms_per_move": d2["redis_cpu_ms_per_move"],
+        "cpu_per_move_ratio": round(d2["cpu_ms_per_move"] / d1["cpu_ms_per_move"], 2),
+        "saturation_moves_per_s_memory_1": s1["moves_per_s"],
+        "saturation_moves_per_s_redis_2": s2["moves_per_s"],
+        "saturation_ratio": round(s2["moves_per_s"] / s1["moves_per_s"], 2),
+        "saturation_p99_ms_memory_1": s1["p99_ms"],
+        "saturation_p99_ms_redis_2": s2["p99_ms"],
+        "other_cpu_pct": [r["other_cpu_pct"] for r in runs.values()],
+        "errors": {k: r["errors"] for k, r in runs.items() if r["errors"]},
+    }
+    print(
+        f"design load ({args.rooms} rooms, 4 seats, a move per room every 4 s): p99 "
+        f"{d1['p99_ms']} ms on 1 process in memory, {d2['p99_ms']} ms on 2 processes through "
+        f"Redis (goal ≤ 35); server CPU per move {d1['cpu_ms_per_move']} → "
+        f"{d2['cpu_ms_per_move']} ms, ratio {summary['cpu_per_move_ratio']} (goal ≤ 1.2; Redis "
+        f"itself {d2['redis_cpu_ms_per_move']} ms per move)"
+    )
+    print(
+        f"saturation ({args.saturation_rooms} rooms flat out): {s1['moves_per_s']} moves/s on 1 "
+        f"process in memory, {s2['moves_per_s']} on 2 processes through Redis, ratio "
+        f"{summary['saturation_ratio']} (goal ≥ 0.6)"
+    )
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
