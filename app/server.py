@@ -27,8 +27,10 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import State
 
 from app.settings import AppSettings
+from app.transport.connection import SEND_NOW_EXTENSION
 
 MAX_HEAD_BYTES = 16 * 1024
 KEEP_ALIVE_SECONDS = 5
@@ -92,6 +94,36 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
 
     policy_close_grace: float = POLICY_CLOSE_GRACE_SECONDS
 
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        if self.handshake_complete:  # refused in the handshake: no scope was built
+            return
+        extensions: dict[str, Any] = self.scope["extensions"]
+        extensions[SEND_NOW_EXTENSION] = self.send_now
+
+    def send_now(self, payloads: list[bytes]) -> bool:
+        """Frame text messages and write them now, in one write, if the socket takes them
+        without waiting (app/transport/connection.py SEND_NOW_EXTENSION); False: nothing was
+        written, use the ASGI send."""
+        if (
+            self.close_sent
+            or self.disconnected
+            or not self.writable.is_set()
+            or self.conn.state is not State.OPEN
+            or self.transport.is_closing()
+        ):
+            return False
+        if self.conn.extensions:  # permessage-deflate: websockets compresses the messages
+            for payload in payloads:
+                self.conn.send_text(payload)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            return True
+        if len(payloads) == 1:
+            self.transport.write(text_frame_head(len(payloads[0])) + payloads[0])
+        else:
+            self.transport.write(b"".join(text_frame_head(len(p)) + p for p in payloads))
+        return True
+
     async def send(self, message: Any) -> None:
         if (
             message["type"] == "websocket.close"
@@ -120,6 +152,16 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
         if self.close_timer is not None:
             self.close_timer.cancel()
         self.close_timer = self.loop.call_later(self.policy_close_grace, self.transport.abort)
+
+
+def text_frame_head(size: int) -> bytes:
+    """The header of a whole text message from a server: FIN and the text opcode, no mask,
+    then the payload's length in 7, 16 or 64 bits (RFC 6455 5.2)."""
+    if size < 126:
+        return bytes((0x81, size))
+    if size < 1 << 16:
+        return b"\x81\x7e" + size.to_bytes(2, "big")
+    return b"\x81\x7f" + size.to_bytes(8, "big")
 
 
 def uvicorn_options(config: AppSettings) -> dict[str, Any]:

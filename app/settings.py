@@ -48,7 +48,9 @@ class AppSettings(BaseSettings):
     # Server limits (app/server.py): WebSocket messages past this are not even read; open
     # connections and requests at once; how long a connection may take to send a request head.
     ws_max_bytes: int = 64 * 1024
-    max_connections: int = 4096
+    # The design load is 8,000 sockets on one process (docs/performance.md); the open-files
+    # limit must allow it too.
+    max_connections: int = 12288
     header_timeout_seconds: float = 10.0
     hello_timeout_seconds: float = 5.0
     # A room nobody has used (no command, no connection) for this long is forgotten.

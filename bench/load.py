@@ -1,6 +1,6 @@
 """Load: many rooms played at once on one UNO server, against a bare WebSocket baseline.
 
-Server under test: one `uvicorn app.main:app` process on a free loopback port with
+Server under test: one `python -m app.main` process (as `make run` starts it) on a free port with
 DATABASE_URL=memory:// (`--sqlite` adds a second one recording matches in a SQLite file), its
 rate limit lifted, no test hook (no bot: every seat is a human driven by this client).
 Baseline, started in the same run: bench/baseline_ws.py, a bare `websockets` fan-out server
@@ -364,7 +364,12 @@ class Server:
                 **self.extra_env,
             }
         )
-        if self.kind == "uno":
+        if self.kind == "uno" and not self.uvicorn_args:
+            # As `make run` and the container start it: app/server.py's options and WebSocket
+            # protocol (its direct send path included).
+            env.update({"HOST": "127.0.0.1", "PORT": str(self.port), "MAX_CONNECTIONS": "30000"})
+            command = [python(), "-m", "app.main"]
+        elif self.kind == "uno":  # another uvicorn set-up to compare (e.g. --ws=websockets)
             command = [
                 python(),
                 *("-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"),

@@ -5,7 +5,7 @@ on one UNO server process; each room makes one move every 4 s (a random phase pe
 moves spread evenly: 500 moves/s here). `--idle 10000 [--playing 500]`: 10,000 sockets in rooms
 of 4, every table dealt, and only 500 of the sockets (125 rooms) playing at that pace.
 
-The server is `uvicorn app.main:app` (memory store, rate limit lifted, no test hook) with the
+The server is `python -m app.main` (memory store, rate limit lifted, no test hook) with the
 environment variable UNO_LOOP_PROBE set: a probe task inside it (app/loop_probe.py) sleeps 10 ms
 again and again and logs, once a second, how late it woke at worst and the garbage collections
 of that second. The clients are separate processes (`--clients`, by default one per 2,500

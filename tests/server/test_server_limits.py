@@ -6,17 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 import websockets
+from websockets.frames import Frame, Opcode
 
 from app.main import create_app
-from app.server import MAX_HEAD_BYTES, uvicorn_options
+from app.server import (
+    MAX_HEAD_BYTES,
+    GuardedWebSocketProtocol,
+    text_frame_head,
+    uvicorn_options,
+)
 from app.settings import AppSettings
 
 
@@ -127,3 +135,47 @@ async def test_connections_past_the_limit_get_503() -> None:
         assert status.startswith(b"HTTP/1.1 503")
         for _, w in [*held, (reader, writer)]:
             w.close()
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_the_fast_path_frames_text_as_websockets_does(size: int) -> None:
+    payload = b"x" * size
+    expected = Frame(Opcode.TEXT, payload).serialize(mask=False, extensions=[])
+    assert text_frame_head(size) + payload == expected
+
+
+@pytest.mark.parametrize("compression", [None, "deflate"])
+async def test_frames_go_out_through_the_fast_path_with_and_without_compression(
+    compression: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frames written straight to the socket (no ASGI send) arrive whole and in order, both
+    uncompressed (the header built here) and with permessage-deflate (websockets frames it)."""
+    written: list[int] = []
+    send_now = GuardedWebSocketProtocol.send_now
+
+    def counting(self: GuardedWebSocketProtocol, payloads: list[bytes]) -> bool:
+        done = send_now(self, payloads)
+        written.extend(len(p) if done else -1 for p in payloads)
+        return done
+
+    monkeypatch.setattr(GuardedWebSocketProtocol, "send_now", counting)
+    async with serving() as port, httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        created = (await http.post("/api/rooms", json={"name": "A"})).json()
+        url = f"ws://127.0.0.1:{port}/ws/rooms/{created['room']}"
+        async with websockets.connect(url, compression=compression) as ws:
+            await ws.send(json.dumps({"type": "hello", "token": created["token"], "since": None}))
+            welcome = json.loads(await ws.recv())
+            assert welcome["type"] == "welcome"
+            version = welcome["version"]
+            for i, length in enumerate((1, 100, 200)):
+                text = chr(0x4E00 + i) * length  # multi-byte UTF-8, a few sizes of frame
+                await ws.send(json.dumps({"type": "chat", "id": f"c{i}", "text": text}))
+                events = json.loads(await ws.recv())
+                assert events["type"] == "events"
+                assert events["events"][-1]["version"] == version + 1
+                assert events["events"][-1]["text"] == text
+                version += 1
+                ack = json.loads(await ws.recv())
+                assert ack == {"type": "ack", "id": f"c{i}", "version": version}
+    assert len([n for n in written if n > 0]) >= 7  # the welcome, 3 events frames, 3 acks
+    assert any(n >= 126 for n in written) and any(0 < n < 126 for n in written)
