@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from app import engine
 from app.bus.base import Bus
@@ -599,8 +600,8 @@ class RoomService:
         await self.versions.committed(record.code, state.version, self.clock())
         self._plan(record.code, state)
         if events:
-            message = json.dumps({"room": record.code, "version": state.version})
-            await self.bus.publish(record.code, message.encode())
+            message = orjson.dumps({"room": record.code, "version": state.version})
+            await self.bus.publish(record.code, message)
 
 
 def _own_seat(state: State, member_id: str) -> int | None:

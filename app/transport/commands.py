@@ -7,10 +7,11 @@ newer than the server). Booleans are never accepted where an integer is expected
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from app.engine import actions as act
 from app.engine.errors import ErrorCode
@@ -56,8 +57,8 @@ ClientFrame = Hello | Ping | Command
 
 def decode(text: str) -> dict[str, Any]:
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
+        data = orjson.loads(text)
+    except (ValueError, RecursionError) as exc:  # orjson.JSONDecodeError is a ValueError
         raise FrameError("bad_frame", "frame is not valid JSON") from exc
     if not isinstance(data, dict):
         raise FrameError("bad_frame", "frame must be a JSON object")

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from dataclasses import dataclass, field
+
+import orjson
 
 from app.bus.base import Bus
 from app.transport.connection import Connection
@@ -78,7 +79,7 @@ class Hub:
                 channel.ready.set()
                 async for message in messages:
                     try:
-                        version = int(json.loads(message)["version"])
+                        version = int(orjson.loads(message)["version"])
                     except (ValueError, KeyError, TypeError):
                         log.warning("ignored a malformed bus message")
                         continue

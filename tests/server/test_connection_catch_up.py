@@ -21,7 +21,10 @@ from app.transport.connection import Connection
 
 
 class SlowSocket:
-    """Sends wait at a gate, as to a client whose buffers are full."""
+    """Sends wait at a gate, as to a client whose buffers are full (no direct send path in
+    its scope: every frame takes the ASGI send)."""
+
+    scope: dict[str, Any] = {"type": "websocket", "extensions": {}}
 
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
