@@ -27,6 +27,7 @@ from app.engine.bot import bot_action, catch_at
 from app.engine.errors import EngineError, ErrorCode
 from app.engine.events import Event
 from app.engine.state import State
+from app.rooms.commands import Command
 from app.rooms.names import NAME_MAX_GRAPHEMES, BadName, clean_name
 from app.rooms.recording import RoundReporter
 from app.rooms.restore import Restorer
@@ -35,9 +36,8 @@ from app.rooms.shared import SharedRooms, retried
 from app.rooms.versions import VersionReservations
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
-from app.store.rooms import Member, RoomRecord, RoomStore, token_digest
+from app.store.rooms import Commit, Member, RoomRecord, RoomStore, token_digest
 from app.store.shared import SharedRoomStore, StoreUnavailable
-from app.transport.commands import Command
 
 log = logging.getLogger(__name__)
 
@@ -340,6 +340,21 @@ class RoomService:
             )
         except Exception:  # the room works without it; only a restart would miss the member
             log.exception("could not record a room member")
+
+    # --- reads for the transport (it never reaches into the store) -----------------------
+
+    async def current_state(self, room: str) -> State | None:
+        """The room's state now; None when it is gone from the store."""
+        record = await self.store.load(room)
+        return None if record is None else record.state
+
+    async def commits_since(self, room: str, version: int) -> list[Commit] | None:
+        """The commits after `version` (RoomStore.commits_since): the live fan-out."""
+        return await self.store.commits_since(room, version)
+
+    async def events_since(self, room: str, version: int) -> list[Event] | None:
+        """The events after `version` (RoomStore.events_since): resumes and welcomes' logs."""
+        return await self.store.events_since(room, version)
 
     # --- WebSocket: identities and commands --------------------------------------------
 
