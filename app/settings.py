@@ -82,6 +82,9 @@ class AppSettings(BaseSettings):
     # A completed round read from the round stream by a process that died before storing it
     # is taken over by another process after this long (XAUTOCLAIM).
     redis_round_claim_ms: int = 30_000
+    # Each process writes the rooms it changed to the database this often (0: only at round
+    # ends); a room Redis lost comes back from its newest checkpoint (docs/deploy.md).
+    checkpoint_seconds: float = 5.0
 
     @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod

@@ -1,8 +1,10 @@
 """The rooms shared through Redis (REDIS_URL set): the Redis client and everything on it.
 
 Built by app/main.py instead of the memory store and bus: the room store, the pub/sub bus,
-the wake-up poller (timers and bots) and the consumer that writes completed rounds to the
-database. `start` loads the function library (FUNCTION LOAD REPLACE) before serving.
+the wake-up poller (timers and bots), the consumer that writes completed rounds to the
+database, and the checkpointer that writes changed rooms to the database every few seconds
+(app/rooms/checkpoints.py). `start` loads the function library (FUNCTION LOAD REPLACE)
+before serving.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import asyncio
 import logging
 
 from app.bus.redis import RedisBus
+from app.rooms.checkpoints import Checkpointer
 from app.rooms.round_stream import RoundStreamConsumer
 from app.rooms.service import RoomService
 from app.rooms.wakeups import WakePoller
@@ -53,10 +56,20 @@ class Cluster:
             claim_idle_ms=config.redis_round_claim_ms,
         )
         self._config = config
+        self._recorder = recorder
         self.wakeups: WakePoller | None = None
+        self.checkpoints: Checkpointer | None = None
 
     def serve(self, service: RoomService) -> None:
         service.share(self.store)
+        self.checkpoints = Checkpointer(
+            self.store,
+            self._recorder,
+            service.clock,
+            interval=self._config.checkpoint_seconds,
+        )
+        if service.shared is not None and self._config.checkpoint_seconds > 0:
+            service.shared.committed = self.checkpoints.changed
         self.wakeups = WakePoller(
             self.store,
             service.wake,
@@ -79,8 +92,12 @@ class Cluster:
         await self.rounds.start()
         if self.wakeups is not None:
             await self.wakeups.start()
+        if self.checkpoints is not None:
+            await self.checkpoints.start()
 
     async def stop(self) -> None:
+        if self.checkpoints is not None:
+            await self.checkpoints.stop()
         if self.wakeups is not None:
             await self.wakeups.stop()
         await self.rounds.stop()

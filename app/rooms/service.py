@@ -601,6 +601,9 @@ class RoomService:
         if self.shared is not None:  # compare-and-set; wake-up, rounds and notice included
             self._touched[record.code] = self.clock()
             await self.shared.commit(record, state, events)
+            # Reserved here too: a room Redis lost comes back from a checkpoint a few seconds
+            # old, and must go on above every version it sent since.
+            await self.versions.committed(record.code, state.version, self.clock())
             return
         expected = record.version
         self._touched[record.code] = self.clock()
