@@ -82,6 +82,9 @@ class AppSettings(BaseSettings):
     # A completed round read from the round stream by a process that died before storing it
     # is taken over by another process after this long (XAUTOCLAIM).
     redis_round_claim_ms: int = 30_000
+    # A process refreshes its presence lease this often / 4; once it has run out (the process
+    # died), another marks the seats whose sockets it held disconnected.
+    redis_presence_lease_ms: int = 10_000
     # Each process writes the rooms it changed to the database this often (0: only at round
     # ends); a room Redis lost comes back from its newest checkpoint (docs/deploy.md).
     checkpoint_seconds: float = 5.0

@@ -2,7 +2,8 @@
 
 Built by app/main.py instead of the memory store and bus: the room store, the pub/sub bus,
 the wake-up poller (timers and bots), the consumer that writes completed rounds to the
-database, and the checkpointer that writes changed rooms to the database every few seconds
+database, the record of which process holds which seat's socket (app/rooms/presence.py)
+and the checkpointer that writes changed rooms to the database every few seconds
 (app/rooms/checkpoints.py). `start` loads the function library (FUNCTION LOAD REPLACE)
 before serving.
 """
@@ -14,6 +15,7 @@ import logging
 
 from app.bus.redis import RedisBus
 from app.rooms.checkpoints import Checkpointer
+from app.rooms.presence import Presence
 from app.rooms.round_stream import RoundStreamConsumer
 from app.rooms.service import RoomService
 from app.rooms.wakeups import WakePoller
@@ -59,6 +61,7 @@ class Cluster:
         self._recorder = recorder
         self.wakeups: WakePoller | None = None
         self.checkpoints: Checkpointer | None = None
+        self.presence: Presence | None = None
 
     def serve(self, service: RoomService) -> None:
         service.share(self.store)
@@ -70,6 +73,15 @@ class Cluster:
         )
         if service.shared is not None and self._config.checkpoint_seconds > 0:
             service.shared.committed = self.checkpoints.changed
+        self.presence = Presence(
+            self.client,
+            self._config.redis_prefix,
+            service.clock,
+            lease_ms=self._config.redis_presence_lease_ms,
+        )
+        self.presence.service = service
+        service.presence = self.presence
+        service.restorer.held = self.presence.held
         self.wakeups = WakePoller(
             self.store,
             service.wake,
@@ -94,8 +106,12 @@ class Cluster:
             await self.wakeups.start()
         if self.checkpoints is not None:
             await self.checkpoints.start()
+        if self.presence is not None:
+            await self.presence.start()
 
     async def stop(self) -> None:
+        if self.presence is not None:
+            await self.presence.stop()
         if self.checkpoints is not None:
             await self.checkpoints.stop()
         if self.wakeups is not None:

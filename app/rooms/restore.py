@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from app import engine
@@ -57,6 +57,9 @@ class Restorer:
         self._clock = clock
         self._on_restored = on_restored  # plans the room's timers and bots
         self._flights: dict[str, asyncio.Future[RoomRecord | None]] = {}
+        # Whether a live process holds a socket of (room, member) (app/rooms/presence.py, Redis
+        # mode): such a seat stays connected when its room is restored.
+        self.held: Callable[[str, str], Awaitable[bool]] | None = None
 
     async def load(self, room: str) -> RoomRecord | None:
         """The room's record: held here, else restored; None when there is nothing to restore.
@@ -102,7 +105,7 @@ class Restorer:
             return None
         if ceiling > state.version:
             state.version = ceiling  # above anything the room sent before it was lost
-        state, events = self._disconnect_everyone(state)
+        state, events = await self._disconnect_everyone(room, state)
         await self.recorder.versions_reserved(room, state.version + VERSION_BLOCK, self._clock())
         record = RoomRecord(code=room, state=state, created_at=created_at)
         record.match_id = state.match_id  # the match is already recorded: no new match_started
@@ -131,11 +134,18 @@ class Restorer:
         self._on_restored(record)
         return record
 
-    def _disconnect_everyone(self, state: State) -> tuple[State, list[Event]]:
-        """Nobody is connected to a room that was just restored (the snapshot says otherwise)."""
+    async def _disconnect_everyone(self, room: str, state: State) -> tuple[State, list[Event]]:
+        """Nobody is connected to a room that was just restored (the snapshot says otherwise),
+        except through a socket a live process holds."""
         events: list[Event] = []
         for seat, info in enumerate(state.seats):
             if info.connected and not info.bot and not info.left:
+                if self.held is not None:
+                    try:
+                        if await self.held(room, info.player_id):
+                            continue
+                    except Exception as exc:  # unknown: shown disconnected, as without it
+                        log.warning("seat presence unknown (%s)", type(exc).__name__)
                 state, produced = self._apply(state, None, act.SetConnected(seat, False))
                 events += produced
         return state, events

@@ -16,9 +16,9 @@ import json
 import logging
 import random
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import engine
 from app.bus.base import Bus
@@ -38,6 +38,9 @@ from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
 from app.store.rooms import Commit, Member, RoomRecord, RoomStore, token_digest
 from app.store.shared import SharedRoomStore, StoreUnavailable
+
+if TYPE_CHECKING:
+    from app.rooms.presence import Presence
 
 log = logging.getLogger(__name__)
 
@@ -140,8 +143,10 @@ class RoomService:
         # the state right after it (the store keeps one state per recent commit): tests'
         # ground truth for auditing what each recipient was sent.
         self.commit_observers: list[Callable[[str, Sequence[Event]], None]] = []
-        # Set when the store is shared by several processes (app/rooms/shared.py).
+        # Set when the store is shared by several processes (app/rooms/shared.py), with the
+        # record of which process holds which seat's socket (app/rooms/presence.py).
         self.shared: SharedRooms | None = None
+        self.presence: Presence | None = None
 
     def share(self, store: SharedRoomStore) -> None:
         """Run on a store shared with other processes: commits may lose to theirs and are
@@ -445,21 +450,42 @@ class RoomService:
             log.exception("stale check failed")
         return None
 
-    @retried
     async def set_connected(self, room: str, member_id: str, connected: bool) -> None:
+        if self.presence is not None:  # before the commit: see app/rooms/presence.py
+            await self.presence.holding(room, member_id, connected)
+        await self._set_connected(room, member_id, connected, None)
+
+    async def disconnect_unless_held(
+        self, room: str, member_id: str, held: Callable[[str, str], Awaitable[bool]]
+    ) -> bool:
+        """Mark the seat disconnected unless `held` says a live process holds its socket
+        (checked inside each compare-and-set attempt); True when this marked it."""
+        return await self._set_connected(room, member_id, False, held)
+
+    @retried
+    async def _set_connected(
+        self,
+        room: str,
+        member_id: str,
+        connected: bool,
+        held: Callable[[str, str], Awaitable[bool]] | None,
+    ) -> bool:
         async with self._lock(room):
             record = await self.store.load(room)
             if record is None:
-                return
+                return False
             seat = engine.seat_of(record.state, member_id)
             if seat is None:
-                return
+                return False
             try:
                 state, events = self._apply(record.state, None, act.SetConnected(seat, connected))
             except EngineError:
-                return
+                return False
+            if events and held is not None and await held(room, member_id):
+                return False
             if events:
                 await self._commit(record, state, events)
+            return bool(events)
 
     # --- timers and bots ----------------------------------------------------------------
 

@@ -126,6 +126,12 @@ async def test_a_round_in_progress_comes_back_from_its_checkpoint(tmp_path: Path
             assert restored is not None and restored["status"] == "playing"
             assert host.hands[host.version] == hand - {ids[0][3]}
             assert restored["round"] == 1
+            # Both sockets stayed open: their processes record their seats again (their
+            # presence keys were flushed too) and show them connected.
+            await host.until(
+                lambda: all(seat["connected"] for seat in host.view["seats"]),  # type: ignore[index]
+                timeout=8,
+            )
             # The rest of the round: two skips and the winning card.
             for n, card in enumerate(ids[0][4:]):
                 reply = await host.act("play", card=card, uno=(n == 1))
