@@ -71,8 +71,8 @@ class Cluster:
             service.clock,
             interval=self._config.checkpoint_seconds,
         )
-        if service.shared is not None and self._config.checkpoint_seconds > 0:
-            service.shared.committed = self.checkpoints.changed
+        if self._config.checkpoint_seconds > 0:
+            self.store.written = self.checkpoints.changed
         self.presence = Presence(
             self.client,
             self._config.redis_prefix,

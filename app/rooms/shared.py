@@ -109,8 +109,6 @@ class SharedRooms:
         self.rounds = StreamedRounds(service.recorder)
         self._planning: set[asyncio.Task[None]] = set()
         self.conflicts = 0  # commits lost to another process (re-run); for tests and figures
-        # Told the room of every commit that won (the checkpointer's set of changed rooms).
-        self.committed: Callable[[str], None] | None = None
 
     async def run(
         self,
@@ -180,8 +178,6 @@ class SharedRooms:
             if observers
             else None,
         )
-        if self.committed is not None:
-            self.committed(room)
 
     def plan(self, room: str, state: State) -> None:
         """Set the room's wake-up in the shared index (outside a commit: after a wake-up that
