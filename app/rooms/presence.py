@@ -93,16 +93,20 @@ class Presence:
             log.warning("seat presence not recorded (%s)", type(exc).__name__)
 
     async def held(self, room: str, member_id: str) -> bool:
-        """Whether a live process (this one included) holds a socket of the seat."""
-        now = self._clock()
-        live = await self._processes(now, "+inf")
-        if not live:
+        """Whether a live process (this one included) holds a socket of the seat; False when
+        Redis cannot say (the seat is then shown disconnected, as without presence)."""
+        try:
+            live = await self._processes(self._clock(), "+inf")
+            if not live:
+                return False
+            entry = f"{room}|{member_id}"
+            async with self.client.pipeline(transaction=False) as pipe:
+                for process_id in live:
+                    pipe.sismember(self.seats_key(process_id), entry)
+                found = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            log.warning("seat presence unknown (%s)", type(exc).__name__)
             return False
-        entry = f"{room}|{member_id}"
-        async with self.client.pipeline(transaction=False) as pipe:
-            for process_id in live:
-                pipe.sismember(self.seats_key(process_id), entry)
-            found = await pipe.execute()
         return any(found)
 
     async def _processes(self, low: int | str, high: int | str) -> list[str]:

@@ -451,9 +451,14 @@ class RoomService:
         return None
 
     async def set_connected(self, room: str, member_id: str, connected: bool) -> None:
-        if self.presence is not None:  # before the commit: see app/rooms/presence.py
-            await self.presence.holding(room, member_id, connected)
-        await self._set_connected(room, member_id, connected, None)
+        if self.presence is None:
+            await self._set_connected(room, member_id, connected, None)
+            return
+        # Recorded before the commit (app/rooms/presence.py); a socket closing here leaves the
+        # seat connected while another process holds a newer socket of it.
+        await self.presence.holding(room, member_id, connected)
+        held = None if connected else self.presence.held
+        await self._set_connected(room, member_id, connected, held)
 
     async def disconnect_unless_held(
         self, room: str, member_id: str, held: Callable[[str, str], Awaitable[bool]]
