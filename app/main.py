@@ -33,14 +33,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _recorder(database_url: str | None) -> MatchRecorder:
+def _recorder(database_url: str | None, journal: bool = True) -> MatchRecorder:
     try:
         from app.store.matches import create_recorder
     except ImportError:  # persistence not installed: matches live in memory
         log.warning("match database support missing; keeping matches in memory")
         return MemoryRecorder()
     try:
-        return create_recorder(database_url)
+        return create_recorder(database_url, journal=journal)
     except NotImplementedError:
         log.warning("no recorder for the configured database; keeping matches in memory")
         return MemoryRecorder()
@@ -48,7 +48,7 @@ def _recorder(database_url: str | None) -> MatchRecorder:
 
 def create_app(settings: AppSettings | None = None) -> FastAPI:
     config = settings or AppSettings()
-    recorder = _recorder(config.database_url)
+    recorder = _recorder(config.database_url, config.recorder_journal)
     cluster: Cluster | None = None
     store: RoomStore
     bus: Bus

@@ -65,6 +65,10 @@ class AppSettings(BaseSettings):
     # without activity; a match with no round for `room_idle_seconds` is marked abandoned.
     room_retention_days: float = 30.0
 
+    # Round ends go first to a memory-mapped journal (default) or straight to the SQLite
+    # outbox (false: measured against each other by bench/move_latency.py --outbox-only).
+    recorder_journal: bool = True
+
     # --- Redis (only with REDIS_URL: rooms shared by every process; docs/deploy.md) ---
     # Key prefix, so that several deployments (or test runs) can share one Redis.
     redis_prefix: str = "uno"
@@ -84,6 +88,12 @@ class AppSettings(BaseSettings):
     # A completed round read from the round stream by a process that died before storing it
     # is taken over by another process after this long (XAUTOCLAIM).
     redis_round_claim_ms: int = 30_000
+    # A process refreshes its presence lease this often / 4; once it has run out (the process
+    # died), another marks the seats whose sockets it held disconnected.
+    redis_presence_lease_ms: int = 10_000
+    # Each process writes the rooms it changed to the database this often (0: only at round
+    # ends); a room Redis lost comes back from its newest checkpoint (docs/deploy.md).
+    checkpoint_seconds: float = 5.0
 
     @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod

@@ -36,12 +36,12 @@ from app import engine
 from app.bus import create_bus
 from app.engine import actions as act
 from app.engine.bot import bot_action
+from app.rooms.commands import Command
 from app.rooms.service import Identity, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemoryRecorder
 from app.store.rooms import MemoryRoomStore
 from app.store.sql.recorder import SqlRecorder
-from app.transport.commands import Command
 
 POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 T0 = 1_764_450_000_000

@@ -1,8 +1,11 @@
 """The rooms shared through Redis (REDIS_URL set): the Redis client and everything on it.
 
 Built by app/main.py instead of the memory store and bus: the room store, the pub/sub bus,
-the wake-up poller (timers and bots) and the consumer that writes completed rounds to the
-database. `start` loads the function library (FUNCTION LOAD REPLACE) before serving.
+the wake-up poller (timers and bots), the consumer that writes completed rounds to the
+database, the record of which process holds which seat's socket (app/rooms/presence.py)
+and the checkpointer that writes changed rooms to the database every few seconds
+(app/rooms/checkpoints.py). `start` loads the function library (FUNCTION LOAD REPLACE)
+before serving.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import asyncio
 import logging
 
 from app.bus.redis import RedisBus
+from app.rooms.checkpoints import Checkpointer
+from app.rooms.presence import Presence
 from app.rooms.round_stream import RoundStreamConsumer
 from app.rooms.service import RoomService
 from app.rooms.wakeups import WakePoller
@@ -53,10 +58,30 @@ class Cluster:
             claim_idle_ms=config.redis_round_claim_ms,
         )
         self._config = config
+        self._recorder = recorder
         self.wakeups: WakePoller | None = None
+        self.checkpoints: Checkpointer | None = None
+        self.presence: Presence | None = None
 
     def serve(self, service: RoomService) -> None:
         service.share(self.store)
+        self.checkpoints = Checkpointer(
+            self.store,
+            self._recorder,
+            service.clock,
+            interval=self._config.checkpoint_seconds,
+        )
+        if self._config.checkpoint_seconds > 0:
+            self.store.written = self.checkpoints.changed
+        self.presence = Presence(
+            self.client,
+            self._config.redis_prefix,
+            service.clock,
+            lease_ms=self._config.redis_presence_lease_ms,
+        )
+        self.presence.service = service
+        service.presence = self.presence
+        service.restorer.held = self.presence.held
         self.wakeups = WakePoller(
             self.store,
             service.wake,
@@ -79,8 +104,16 @@ class Cluster:
         await self.rounds.start()
         if self.wakeups is not None:
             await self.wakeups.start()
+        if self.checkpoints is not None:
+            await self.checkpoints.start()
+        if self.presence is not None:
+            await self.presence.start()
 
     async def stop(self) -> None:
+        if self.presence is not None:
+            await self.presence.stop()
+        if self.checkpoints is not None:
+            await self.checkpoints.stop()
         if self.wakeups is not None:
             await self.wakeups.stop()
         await self.rounds.stop()

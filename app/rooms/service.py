@@ -15,9 +15,9 @@ import contextlib
 import logging
 import random
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -28,6 +28,7 @@ from app.engine.bot import bot_action, catch_at
 from app.engine.errors import EngineError, ErrorCode
 from app.engine.events import Event
 from app.engine.state import State
+from app.rooms.commands import Command
 from app.rooms.names import NAME_MAX_GRAPHEMES, BadName, clean_name
 from app.rooms.recording import RoundReporter
 from app.rooms.restore import Restorer
@@ -36,9 +37,11 @@ from app.rooms.shared import SharedRooms, retried
 from app.rooms.versions import VersionReservations
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
-from app.store.rooms import Member, RoomRecord, RoomStore, token_digest
+from app.store.rooms import Commit, Member, RoomRecord, RoomStore, token_digest
 from app.store.shared import SharedRoomStore, StoreUnavailable
-from app.transport.commands import Command
+
+if TYPE_CHECKING:
+    from app.rooms.presence import Presence
 
 log = logging.getLogger(__name__)
 
@@ -141,8 +144,10 @@ class RoomService:
         # the state right after it (the store keeps one state per recent commit): tests'
         # ground truth for auditing what each recipient was sent.
         self.commit_observers: list[Callable[[str, Sequence[Event]], None]] = []
-        # Set when the store is shared by several processes (app/rooms/shared.py).
+        # Set when the store is shared by several processes (app/rooms/shared.py), with the
+        # record of which process holds which seat's socket (app/rooms/presence.py).
         self.shared: SharedRooms | None = None
+        self.presence: Presence | None = None
 
     def share(self, store: SharedRoomStore) -> None:
         """Run on a store shared with other processes: commits may lose to theirs and are
@@ -342,6 +347,21 @@ class RoomService:
         except Exception:  # the room works without it; only a restart would miss the member
             log.exception("could not record a room member")
 
+    # --- reads for the transport (it never reaches into the store) -----------------------
+
+    async def current_state(self, room: str) -> State | None:
+        """The room's state now; None when it is gone from the store."""
+        record = await self.store.load(room)
+        return None if record is None else record.state
+
+    async def commits_since(self, room: str, version: int) -> list[Commit] | None:
+        """The commits after `version` (RoomStore.commits_since): the live fan-out."""
+        return await self.store.commits_since(room, version)
+
+    async def events_since(self, room: str, version: int) -> list[Event] | None:
+        """The events after `version` (RoomStore.events_since): resumes and welcomes' logs."""
+        return await self.store.events_since(room, version)
+
     # --- WebSocket: identities and commands --------------------------------------------
 
     async def identify(self, room: str, token: str) -> Identity | None:
@@ -431,21 +451,47 @@ class RoomService:
             log.exception("stale check failed")
         return None
 
-    @retried
     async def set_connected(self, room: str, member_id: str, connected: bool) -> None:
+        if self.presence is None:
+            await self._set_connected(room, member_id, connected, None)
+            return
+        # Recorded before the commit (app/rooms/presence.py); a socket closing here leaves the
+        # seat connected while another process holds a newer socket of it.
+        await self.presence.holding(room, member_id, connected)
+        held = None if connected else self.presence.held
+        await self._set_connected(room, member_id, connected, held)
+
+    async def disconnect_unless_held(
+        self, room: str, member_id: str, held: Callable[[str, str], Awaitable[bool]]
+    ) -> bool:
+        """Mark the seat disconnected unless `held` says a live process holds its socket
+        (checked inside each compare-and-set attempt); True when this marked it."""
+        return await self._set_connected(room, member_id, False, held)
+
+    @retried
+    async def _set_connected(
+        self,
+        room: str,
+        member_id: str,
+        connected: bool,
+        held: Callable[[str, str], Awaitable[bool]] | None,
+    ) -> bool:
         async with self._lock(room):
             record = await self.store.load(room)
             if record is None:
-                return
+                return False
             seat = engine.seat_of(record.state, member_id)
             if seat is None:
-                return
+                return False
             try:
                 state, events = self._apply(record.state, None, act.SetConnected(seat, connected))
             except EngineError:
-                return
+                return False
+            if events and held is not None and await held(room, member_id):
+                return False
             if events:
                 await self._commit(record, state, events)
+            return bool(events)
 
     # --- timers and bots ----------------------------------------------------------------
 
@@ -587,6 +633,9 @@ class RoomService:
         if self.shared is not None:  # compare-and-set; wake-up, rounds and notice included
             self._touched[record.code] = self.clock()
             await self.shared.commit(record, state, events)
+            # Reserved here too: a room Redis lost comes back from a checkpoint a few seconds
+            # old, and must go on above every version it sent since.
+            await self.versions.committed(record.code, state.version, self.clock())
             return
         expected = record.version
         self._touched[record.code] = self.clock()

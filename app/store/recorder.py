@@ -8,6 +8,7 @@ twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -49,6 +50,21 @@ class MemberRecord:
     role: str  # "player" or "spectator"
     name: str
     joined_at: int  # ms since epoch
+
+
+@dataclass(frozen=True, slots=True)
+class RoomCheckpoint:
+    """A room as it stood at `version` (app/rooms/checkpoints.py), to restore it from when its
+    shared store lost it: a lobby or a round in progress, not only a round end."""
+
+    room: str
+    version: int
+    state: dict[str, Any]  # engine.state_to_json
+    created_at: int
+    match_id: str | None
+    # token digest → (member id, role, name): the credentials the room held then
+    members: dict[str, tuple[str, str, str]]
+    at: int  # when it was taken (ms since epoch)
 
 
 def masked(identifier: str) -> str:
@@ -115,6 +131,19 @@ class MatchRecorder(Protocol):
         """
         ...
 
+    async def checkpoint(self, checkpoints: Sequence[RoomCheckpoint]) -> None:
+        """Store rooms' checkpoints, one transaction; a room's stored checkpoint is replaced
+        only by a newer version (several processes may checkpoint one room). Raises when the
+        database cannot take them (the caller keeps them for its next try)."""
+        ...
+
+    async def latest_checkpoint(self, room: str) -> RoomCheckpoint | None:
+        """The room's newest checkpoint, or None.
+
+        Raises RecorderUnavailable when the database cannot be read.
+        """
+        ...
+
     async def prune(self, rooms_before: int, matches_before: int) -> tuple[int, int]:
         """Retention (ms since epoch): forget the rows of rooms idle since `rooms_before`, mark
         `abandoned` the running matches with no round since `matches_before`; returns
@@ -135,6 +164,7 @@ class MemoryRecorder:
         self._ceilings: dict[str, tuple[int, int]] = {}  # room → (ceiling, at)
         self._abandoned: set[str] = set()
         self._started: dict[str, int] = {}  # match → started_at
+        self._checkpoints: dict[str, RoomCheckpoint] = {}
 
     async def start(self) -> None:
         return None
@@ -220,6 +250,15 @@ class MemoryRecorder:
     async def version_ceiling(self, room: str) -> int:
         return self._ceilings.get(room, (0, 0))[0]
 
+    async def checkpoint(self, checkpoints: Sequence[RoomCheckpoint]) -> None:
+        for cp in checkpoints:
+            known = self._checkpoints.get(cp.room)
+            if known is None or known.version < cp.version:
+                self._checkpoints[cp.room] = cp
+
+    async def latest_checkpoint(self, room: str) -> RoomCheckpoint | None:
+        return self._checkpoints.get(room)
+
     async def prune(self, rooms_before: int, matches_before: int) -> tuple[int, int]:
         abandoned = 0
         for match_id, started in self._started.items():
@@ -238,12 +277,20 @@ class MemoryRecorder:
         for by_number in self._rounds.values():
             for r in by_number.values():
                 active[r.room] = max(active.get(r.room, 0), r.ended_at)
-        held = self._members.keys() | self._snapshots.keys() | self._ceilings.keys()
+        for room, cp in self._checkpoints.items():
+            active[room] = max(active.get(room, 0), cp.at)
+        held = (
+            self._members.keys()
+            | self._snapshots.keys()
+            | self._ceilings.keys()
+            | self._checkpoints.keys()
+        )
         idle = [room for room in held if active.get(room, 0) < rooms_before]
         for room in idle:
             self._members.pop(room, None)
             self._snapshots.pop(room, None)
             self._ceilings.pop(room, None)
+            self._checkpoints.pop(room, None)
         return len(idle), abandoned
 
     async def healthy(self) -> bool:

@@ -24,6 +24,7 @@ from app import engine
 from app.engine import actions as act
 from app.engine.errors import EngineError
 from app.engine.state import State
+from app.rooms.commands import Command
 from app.rooms.names import BadName, clean_name
 from app.rooms.scheduler import wall_ms
 from app.rooms.service import Identity, RoomError, RoomService
@@ -35,7 +36,6 @@ from app.tournaments.store import (
     TournamentRecord,
     TournamentStore,
 )
-from app.transport.commands import Command
 
 log = logging.getLogger(__name__)
 

@@ -8,13 +8,14 @@ newer than the server). Booleans are never accepted where an integer is expected
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from app.engine import actions as act
 from app.engine.errors import ErrorCode
+from app.rooms.commands import Command
 
 MAX_ID_LENGTH = 64
 MAX_CHAT_LENGTH = 300
@@ -40,16 +41,6 @@ class Hello:
 @dataclass(frozen=True, slots=True)
 class Ping:
     command_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """Any command that changes the room: `action` is the engine action it maps to."""
-
-    type: str
-    command_id: str
-    at: int | None
-    action: act.Action = field(compare=False)
 
 
 ClientFrame = Hello | Ping | Command

@@ -259,15 +259,14 @@ class Connection:
             await asyncio.wait_for(self.websocket.close(code=code, reason=reason), 5.0)
 
     async def _resume(self, since: int | None) -> None:
-        record = await self.service.store.load(self.room)
-        if record is None:  # forgotten between hello and now
+        state = await self.service.current_state(self.room)
+        if state is None:  # forgotten between hello and now
             await self._send(frames.encode(frames.error("unauthorized", "no room")))
             self.closed = True
             await self._close_socket(4401, "")
             return
-        state = record.state
         if since is not None and 0 <= since < state.version:
-            held = await self.service.store.events_since(self.room, since)
+            held = await self.service.events_since(self.room, since)
             # A commit landing while the history was read goes out after the welcome.
             replay = [e for e in held or () if e.version <= state.version]
             if replay:
@@ -282,12 +281,12 @@ class Connection:
     async def _catch_up(self, target: int) -> None:
         if self.version >= target:
             return
-        commits = await self.service.store.commits_since(self.room, self.version)
+        commits = await self.service.commits_since(self.room, self.version)
         if commits is None:
             # Too far behind for the history (or the room is gone): start afresh.
-            record = await self.service.store.load(self.room)
-            if record is not None:
-                await self._welcome(record.state)
+            current = await self.service.current_state(self.room)
+            if current is not None:
+                await self._welcome(current)
             return
         now = self.service.clock()
         behind: list[Commit] = []  # commits without a kept state, merged into the next one
@@ -311,11 +310,10 @@ class Connection:
             await self._send_merged_to_now()
 
     async def _send_merged_to_now(self) -> None:
-        record = await self.service.store.load(self.room)
-        if record is None:
+        state = await self.service.current_state(self.room)
+        if state is None:
             return
-        state = record.state
-        held = await self.service.store.events_since(self.room, self.version)
+        held = await self.service.events_since(self.room, self.version)
         events = [e for e in held or () if e.version <= state.version]
         if not events or events[-1].version != state.version:
             await self._welcome(state)  # the history no longer reaches back: start afresh
@@ -327,11 +325,11 @@ class Connection:
         self.version = state.version
 
     async def _welcome(self, state: State) -> None:
-        store = self.service.store
+        service = self.service
         # The whole history when it is held (for the chat), else the log's last events.
-        recent = await store.events_since(
-            self.room, max(0, state.version - self.service.config.history_limit // 2)
-        ) or await store.events_since(self.room, max(0, state.version - frames.LOG_SIZE))
+        recent = await service.events_since(
+            self.room, max(0, state.version - service.config.history_limit // 2)
+        ) or await service.events_since(self.room, max(0, state.version - frames.LOG_SIZE))
         who = self.identity
         seat = self._seat(state)
         role: Role = "player" if who.role == "player" else "spectator"

@@ -12,10 +12,11 @@ from starlette.websockets import WebSocketDisconnect
 
 from app.engine.actions import Leave
 from app.engine.errors import ErrorCode
+from app.rooms.commands import Command
 from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.transport import frames
-from app.transport.commands import Command, FrameError, Hello, Ping, decode, parse, readable_id
+from app.transport.commands import FrameError, Hello, Ping, decode, parse, readable_id
 from app.transport.connection import CLOSE_POLICY, Connection
 from app.transport.frames import ErrorFrame
 from app.transport.hub import Hub

@@ -20,11 +20,11 @@ from store.proxy import TcpProxy
 
 from app.bus.redis import RedisBus
 from app.engine import actions as act
+from app.rooms.commands import Command
 from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.redis import RedisRoomStore, connect
-from app.transport.commands import Command
 
 from .conftest import REDIS_URL
 

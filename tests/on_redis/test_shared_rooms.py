@@ -16,13 +16,13 @@ from redis.asyncio import Redis
 
 from app.bus.redis import RedisBus
 from app.engine import actions as act
+from app.rooms.commands import Command
 from app.rooms.round_stream import RoundStreamConsumer
 from app.rooms.service import Identity, RoomService
 from app.rooms.wakeups import WakePoller
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder, RoundRecord
 from app.store.redis import RedisRoomStore
-from app.transport.commands import Command
 
 pytestmark = pytest.mark.redis
 

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from app.engine import actions as act
-from app.transport.commands import Command, FrameError, Hello, Ping, decode, parse
+from app.rooms.commands import Command
+from app.transport.commands import FrameError, Hello, Ping, decode, parse
 
 
 def _command(data: dict[str, Any]) -> Command:

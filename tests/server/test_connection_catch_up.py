@@ -12,11 +12,11 @@ from typing import Any
 
 from app.bus.memory import MemoryBus
 from app.engine import actions as act
+from app.rooms.commands import Command
 from app.rooms.service import RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import STATES_KEPT, MemoryRoomStore
-from app.transport.commands import Command
 from app.transport.connection import Connection
 
 

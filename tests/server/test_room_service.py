@@ -10,11 +10,11 @@ from e2e.harness import deal_order
 
 from app.bus.memory import MemoryBus
 from app.engine import actions as act
+from app.rooms.commands import Command
 from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
-from app.transport.commands import Command
 
 T0 = 1_800_000_000_000
 

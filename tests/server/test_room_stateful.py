@@ -23,11 +23,11 @@ from app import engine
 from app.bus.memory import MemoryBus
 from app.engine import actions as act
 from app.engine.state import State
+from app.rooms.commands import Command
 from app.rooms.service import Identity, Outcome, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
-from app.transport.commands import Command
 
 T0 = 1_800_000_000_000
 SETTINGS = {

@@ -15,11 +15,11 @@ from e2e.harness import deal_order
 from app import engine
 from app.bus.memory import MemoryBus
 from app.engine import actions as act
+from app.rooms.commands import Command
 from app.rooms.service import Identity, Outcome, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
-from app.transport.commands import Command
 
 T0 = 1_800_000_000_000
 OFFSETS = [-50, -1, 0, 1, 50]

@@ -128,6 +128,9 @@ class RedisRoomStore:
         self._origins: _Lru[int, _Origin] = _Lru(8192)
         self._flights: dict[str, _Flight] = {}
         self._heard: dict[str, int] = {}  # room → newest version a notice announced
+        # Told the code of each room this process wrote (created or committed): the
+        # checkpointer's set of changed rooms (app/rooms/checkpoints.py).
+        self.written: Callable[[str], None] | None = None
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -174,6 +177,8 @@ class RedisRoomStore:
         if not created:
             return False
         self._remember(room, 1, record, meta, events, frozenset())
+        if self.written is not None:
+            self.written(room)
         return True
 
     async def load(self, room: str) -> RoomRecord | None:
@@ -280,6 +285,8 @@ class RedisRoomStore:
             stored()  # before the events lose their states (commit observers, tests)
         written = known | {field for field, _ in acks}
         self._remember(room, int(reply[1]), record, meta, events, written)
+        if self.written is not None:
+            self.written(room)
 
     async def commits_since(self, room: str, version: int) -> list[Commit] | None:
         return await self._since(room, version, states=True)

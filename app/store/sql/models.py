@@ -143,6 +143,20 @@ class RoomSnapshot(Base):
     snapshot: Mapped[dict[str, Any]]
 
 
+class RoomCheckpoint(Base):
+    """The room as it stood at `version` a few seconds ago (app/rooms/checkpoints.py): a lobby
+    or a round in progress, restored when the shared store (Redis) lost the room. Replaced
+    only by a newer version."""
+
+    __tablename__ = "room_checkpoints"
+
+    room: Mapped[str] = mapped_column(ForeignKey("rooms.code"), primary_key=True)
+    version: Mapped[int] = mapped_column(BigInteger)
+    at: Mapped[int] = mapped_column(BigInteger)
+    state: Mapped[dict[str, Any]]  # engine.state_to_json
+    meta: Mapped[dict[str, Any]]  # created_at, match_id, members (token digest → member)
+
+
 class RoomMember(Base):
     """Who holds a credential of a room: the token's SHA-256 (never the token), the player or
     spectator id it stands for, the role and the name. Written when the token is handed out,

@@ -7,11 +7,12 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.store.recorder import MemberRecord
+from app.store.recorder import MemberRecord, RoomCheckpoint
 from app.store.sql.writes import (
     MATCH_PLAYERS,
     MATCH_SCORES,
     MATCHES,
+    ROOM_CHECKPOINTS,
     ROOM_MEMBERS,
     ROOM_SNAPSHOTS,
     ROOMS,
@@ -114,3 +115,21 @@ async def read_ceiling(conn: AsyncConnection, room: str) -> int:
     """The room's version ceiling (0 when the database knows no reservation)."""
     row = (await conn.execute(select(ROOMS.c.version_ceiling).where(ROOMS.c.code == room))).first()
     return int(row.version_ceiling) if row is not None else 0
+
+
+async def read_checkpoint(conn: AsyncConnection, room: str) -> RoomCheckpoint | None:
+    row = (
+        await conn.execute(select(ROOM_CHECKPOINTS).where(ROOM_CHECKPOINTS.c.room == room))
+    ).first()
+    if row is None:
+        return None
+    meta: dict[str, Any] = row.meta
+    return RoomCheckpoint(
+        room=row.room,
+        version=int(row.version),
+        state=row.state,
+        created_at=int(meta.get("created_at", 0)),
+        match_id=meta.get("match_id"),
+        members={d: (m[0], m[1], m[2]) for d, m in meta.get("members", {}).items()},
+        at=int(row.at),
+    )

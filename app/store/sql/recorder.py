@@ -22,7 +22,7 @@ import json
 import logging
 import sqlite3
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,6 +35,7 @@ from app.store.recorder import (
     MemberRecord,
     PlayerRecord,
     RecorderUnavailable,
+    RoomCheckpoint,
     RoundRecord,
     masked,
 )
@@ -44,9 +45,22 @@ from app.store.sql.members import MemberQueue
 from app.store.sql.migrate import upgrade_to_head
 from app.store.sql.outbox import Outbox, encode
 from app.store.sql.pending import with_waiting_rounds
-from app.store.sql.reads import read_ceiling, read_latest_snapshot, read_match, read_members
+from app.store.sql.reads import (
+    read_ceiling,
+    read_checkpoint,
+    read_latest_snapshot,
+    read_match,
+    read_members,
+)
 from app.store.sql.records import record_from_json
-from app.store.sql.writes import ensure_match, prune, store_ceilings, store_members, store_round
+from app.store.sql.writes import (
+    ensure_match,
+    prune,
+    store_ceilings,
+    store_checkpoints,
+    store_members,
+    store_round,
+)
 
 log = logging.getLogger(__name__)
 
@@ -278,6 +292,22 @@ class SqlRecorder:
         except Exception as exc:
             raise RecorderUnavailable("the match database is unavailable") from exc
         return max(queued, stored)
+
+    async def checkpoint(self, checkpoints: Sequence[RoomCheckpoint]) -> None:
+        """Straight to the database, bounded by the write timeout (the checkpointer runs in
+        the background and keeps what failed for its next pass)."""
+        await self._ensure_migrated()
+        await self._timed(self._write_checkpoints(list(checkpoints)))
+
+    async def _write_checkpoints(self, checkpoints: list[RoomCheckpoint]) -> None:
+        async with self._writing(), self.engine.begin() as conn:
+            await store_checkpoints(conn, checkpoints)
+
+    async def latest_checkpoint(self, room: str) -> RoomCheckpoint | None:
+        try:
+            return await self._timed(self._read(read_checkpoint, room), self.read_timeout)
+        except Exception as exc:
+            raise RecorderUnavailable("the match database is unavailable") from exc
 
     async def prune(self, rooms_before: int, matches_before: int) -> tuple[int, int]:
         await self._ensure_migrated()

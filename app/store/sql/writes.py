@@ -9,7 +9,7 @@ from sqlalchemy import Table, bindparam, case, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.store.recorder import MemberRecord, PlayerRecord, RoundRecord
+from app.store.recorder import MemberRecord, PlayerRecord, RoomCheckpoint, RoundRecord
 from app.store.sql.models import (
     Match,
     MatchPlayer,
@@ -20,6 +20,9 @@ from app.store.sql.models import (
     RoomSnapshot,
     Round,
     RoundPlayer,
+)
+from app.store.sql.models import (
+    RoomCheckpoint as RoomCheckpointRow,
 )
 from app.store.sql.upsert import insert_for
 
@@ -38,6 +41,7 @@ ROUND_PLAYERS = _table(RoundPlayer)
 MATCH_SCORES = _table(MatchScore)
 ROOM_SNAPSHOTS = _table(RoomSnapshot)
 ROOM_MEMBERS = _table(RoomMember)
+ROOM_CHECKPOINTS = _table(RoomCheckpointRow)
 PRUNE_BATCH = 500  # rooms per DELETE ... IN (...)
 
 
@@ -279,6 +283,51 @@ async def store_ceilings(conn: AsyncConnection, ceilings: dict[str, tuple[int, i
     )
 
 
+async def store_checkpoints(conn: AsyncConnection, checkpoints: list[RoomCheckpoint]) -> None:
+    """Upsert rooms' checkpoints; a stored one is replaced only by a newer version (another
+    process may have written a newer one meanwhile: the older is dropped, not stored)."""
+    if not checkpoints:
+        return
+    newest: dict[str, RoomCheckpoint] = {}
+    for cp in checkpoints:
+        if cp.room not in newest or newest[cp.room].version < cp.version:
+            newest[cp.room] = cp
+    ordered = [newest[room] for room in sorted(newest)]  # one lock order for every writer
+    await conn.execute(
+        insert_for(conn, ROOMS)
+        .values([{"code": cp.room, "created_at": cp.created_at} for cp in ordered])
+        .on_conflict_do_nothing(index_elements=[ROOMS.c.code])
+    )
+    stmt = insert_for(conn, ROOM_CHECKPOINTS)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[ROOM_CHECKPOINTS.c.room],
+        set_={
+            "version": stmt.excluded.version,
+            "at": stmt.excluded.at,
+            "state": stmt.excluded.state,
+            "meta": stmt.excluded.meta,
+        },
+        where=ROOM_CHECKPOINTS.c.version < stmt.excluded.version,
+    )
+    await conn.execute(
+        stmt,
+        [
+            {
+                "room": cp.room,
+                "version": cp.version,
+                "at": cp.at,
+                "state": cp.state,
+                "meta": {
+                    "created_at": cp.created_at,
+                    "match_id": cp.match_id,
+                    "members": {d: list(m) for d, m in cp.members.items()},
+                },
+            }
+            for cp in ordered
+        ],
+    )
+
+
 async def prune(conn: AsyncConnection, rooms_before: int, matches_before: int) -> tuple[int, int]:
     """Retention: (rooms forgotten, matches abandoned).
 
@@ -326,6 +375,7 @@ async def prune(conn: AsyncConnection, rooms_before: int, matches_before: int) -
         batch = idle[start : start + PRUNE_BATCH]
         await conn.execute(delete(ROOM_MEMBERS).where(ROOM_MEMBERS.c.room.in_(batch)))
         await conn.execute(delete(ROOM_SNAPSHOTS).where(ROOM_SNAPSHOTS.c.room.in_(batch)))
+        await conn.execute(delete(ROOM_CHECKPOINTS).where(ROOM_CHECKPOINTS.c.room.in_(batch)))
         named = select(MATCHES.c.id).where(MATCHES.c.room == ROOMS.c.code).exists()
         await conn.execute(delete(ROOMS).where(ROOMS.c.code.in_(batch), ~named))
     return len(idle), int(abandoned.rowcount or 0)

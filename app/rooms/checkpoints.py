@@ -1,0 +1,110 @@
+"""Checkpoints of the rooms a shared store (Redis) holds, every few seconds of activity.
+
+Redis holds the rooms; if it loses them (FLUSHALL, an instance replaced without its AOF, a key
+expired) a room comes back from the database (app/rooms/restore.py). A round end is stored
+anyway (its snapshot); this adds the rooms in between: every `interval` seconds, each process
+writes the rooms it committed to since its last pass, in one transaction, as they stand in
+the store then. Never on a command's path: a commit only adds the room to a set.
+
+Several processes may commit to one room and each checkpoints it: the database keeps the
+newest version (a version-guarded upsert), so an older checkpoint landing late changes
+nothing. A pass that fails (the database down) keeps its rooms for the next one.
+
+What a loss of Redis can still lose is what happened after the room's last checkpoint (up to
+`interval` seconds of moves, plus a pass's own time): docs/deploy.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from app import engine
+from app.store.recorder import MatchRecorder, RoomCheckpoint
+from app.store.rooms import RoomRecord, RoomStore
+
+log = logging.getLogger(__name__)
+
+BATCH_MAX = 200  # rooms per transaction
+
+
+class Checkpointer:
+    def __init__(
+        self,
+        store: RoomStore,
+        recorder: MatchRecorder,
+        clock: Callable[[], int],
+        *,
+        interval: float,
+    ) -> None:
+        self._store = store
+        self._recorder = recorder
+        self._clock = clock
+        self.interval = interval
+        self._changed: set[str] = set()
+        self._task: asyncio.Task[None] | None = None
+        self.written = 0  # checkpoints handed to the database (tests, figures)
+
+    def changed(self, room: str) -> None:
+        """A commit landed (the hot path: a set insertion, nothing more)."""
+        self._changed.add(room)
+
+    async def start(self) -> None:
+        if self._task is None and self.interval > 0:
+            self._task = asyncio.create_task(self._run(), name="room-checkpoints")
+
+    async def stop(self) -> None:
+        """Stop, after a last pass (a process stopped on purpose loses nothing it held)."""
+        if self._task is None:
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.flush(), 5.0)
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.flush()
+            except Exception as exc:  # the database is down: the rooms wait for the next pass
+                log.warning("room checkpoints not written (%s)", type(exc).__name__)
+
+    async def flush(self) -> int:
+        """Checkpoint every room changed since the last pass; how many were written."""
+        rooms, self._changed = self._changed, set()
+        pending = sorted(rooms)
+        written = 0
+        try:
+            while pending:
+                batch, rest = pending[:BATCH_MAX], pending[BATCH_MAX:]
+                checkpoints: list[RoomCheckpoint] = []
+                for room in batch:
+                    record = await self._store.load(room)
+                    if record is not None:
+                        checkpoints.append(self._checkpoint(record))
+                if checkpoints:
+                    await self._recorder.checkpoint(checkpoints)
+                written += len(checkpoints)
+                pending = rest
+        except BaseException:
+            self._changed.update(pending)  # this batch and the rest: next pass
+            raise
+        finally:
+            self.written += written
+        return written
+
+    def _checkpoint(self, record: RoomRecord) -> RoomCheckpoint:
+        return RoomCheckpoint(
+            room=record.code,
+            version=record.version,
+            state=engine.state_to_json(record.state),
+            created_at=record.created_at,
+            match_id=record.match_id,
+            members={d: (m.member_id, m.role, m.name) for d, m in record.members.items()},
+            at=self._clock(),
+        )
