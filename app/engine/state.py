@@ -40,6 +40,9 @@ class SeatInfo:
     connected: bool = True
     afk: bool = False  # a bot plays the seat until its player acts again
     left: bool = False
+    # When the seat's last socket closed (ms); None while connected or never connected. In
+    # the lobby a seat away long enough is dropped (settings.lobby_drop_seconds).
+    away_since: int | None = None
 
 
 class Deadline:
@@ -119,6 +122,7 @@ _FIELDS: Final = (
     "round_started_at",
     "winner",
     "match_winner",
+    "spectators",
 )
 
 
@@ -164,6 +168,8 @@ class State:
     round_started_at: int
     winner: int | None  # of the last round
     match_winner: int | None
+    # Member ids of the spectators whose socket is open (only their number is shown).
+    spectators: tuple[str, ...]
     # Copy-on-write bookkeeping (never serialised): which of the big lists this state owns.
     owned: int
 
@@ -201,6 +207,7 @@ class State:
         round_started_at: int = 0,
         winner: int | None = None,
         match_winner: int | None = None,
+        spectators: tuple[str, ...] = (),
         owned: int = 0,
     ) -> None:
         self.room = room
@@ -235,6 +242,7 @@ class State:
         self.round_started_at = round_started_at
         self.winner = winner
         self.match_winner = match_winner
+        self.spectators = spectators
         self.owned = owned
 
     def _fields(self) -> tuple[object, ...]:
@@ -271,6 +279,7 @@ class State:
             self.round_started_at,
             self.winner,
             self.match_winner,
+            self.spectators,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -380,6 +389,7 @@ class State:
             self.round_started_at,
             self.winner,
             self.match_winner,
+            self.spectators,
             0,
         )
         self.owned = 0  # both now share every list
@@ -457,9 +467,11 @@ def state_to_json(state: State) -> dict[str, Any]:
             "connected": s.connected,
             "afk": s.afk,
             "left": s.left,
+            "away_since": s.away_since,
         }
         for s in state.seats
     ]
+    out["spectators"] = list(state.spectators)
     ch = state.challenge
     out["challenge"] = (
         None
@@ -487,6 +499,7 @@ def state_from_json(data: dict[str, Any]) -> State:
     st.afk_count = list(data["afk_count"])
     st.pairing = pairing
     st.seats = [SeatInfo(**s) for s in data["seats"]]
+    st.spectators = tuple(data.get("spectators", ()))  # absent from older snapshots
     ch = data.get("challenge")
     st.challenge = PendingChallenge(**ch) if ch else None
     st.deadlines = {k: Deadline(**d) for k, d in data["deadlines"].items()}

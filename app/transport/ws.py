@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from app.engine.actions import Leave
+from app.engine.actions import Chat, Leave
 from app.engine.errors import ErrorCode
 from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
@@ -62,14 +62,13 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
             replaced.close(CLOSE_REPLACED)
         conn.start()
         try:
-            if identity.role == "player":
-                await service.set_connected(room, identity.member_id, True)
+            await service.set_connected(room, identity.member_id, True)
             await _serve(websocket, conn, service, config)
         except WebSocketDisconnect:
             pass
         finally:
             await conn.stop()
-            if await hub.detach(conn) and identity.role == "player":
+            if await hub.detach(conn):
                 await service.set_connected(room, identity.member_id, False)
 
     return router
@@ -207,7 +206,7 @@ async def _hello_again(
 async def _command(
     conn: Connection, service: RoomService, command: Command, limits: _Limits
 ) -> None:
-    if conn.identity.role != "player":
+    if conn.identity.role != "player" and not isinstance(command.action, Chat):
         limits.refuse(
             conn, frames.error("unauthorized", "spectators are read-only", command.command_id)
         )
