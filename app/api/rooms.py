@@ -40,7 +40,7 @@ def build_router(service: RoomService) -> APIRouter:
 
     @router.post("", status_code=201)
     async def create_room(body: CreateRoom) -> JSONResponse:
-        created = await service.create_room(body.name, body.settings)
+        created = await service.create_room(body.name, body.settings, drop_departed=True)
         return JSONResponse(
             {
                 "room": created.room,

@@ -129,9 +129,14 @@ def departed(info: SeatInfo) -> bool:
     return not info.bot and not info.connected and not info.left and info.away_since is not None
 
 
+def _drop_seconds(st: State) -> int:
+    """How long the lobby keeps a departed seat; 0: for good (dealt in, as before)."""
+    return 0 if st.settings.keep_departed else st.settings.lobby_drop_seconds
+
+
 def drop_at(st: State, seat: int) -> int | None:
     """When the lobby frees `seat` (ms), or None: not departed, not the lobby, or never."""
-    secs = st.settings.lobby_drop_seconds
+    secs = _drop_seconds(st)
     info = st.seats[seat]
     if st.status != "lobby" or not secs or info.away_since is None or not departed(info):
         return None
@@ -142,7 +147,7 @@ def next_drop(st: State) -> tuple[int, int] | None:
     """(when, seat) of the first departed seat the lobby will free. Only while a human is
     connected: someone is waiting for the seat; a lobby everyone has left keeps its seats for
     whoever comes back first (and that one's return frees the seats long gone at once)."""
-    if st.status != "lobby" or not st.settings.lobby_drop_seconds:
+    if st.status != "lobby" or not _drop_seconds(st):
         return None
     if not any(s.connected and not s.bot for s in st.seats):
         return None
@@ -162,7 +167,7 @@ def _free(ctx: Ctx, seats: list[int]) -> None:
 
 def departed_seats(st: State) -> list[int]:
     """The seats `start` frees instead of dealing them in (none with the setting off)."""
-    if not st.settings.lobby_drop_seconds:
+    if not _drop_seconds(st):
         return []
     return [seat for seat, info in enumerate(st.seats) if departed(info)]
 

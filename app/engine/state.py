@@ -8,7 +8,7 @@ list and dict with the original (copy-on-write, below) and never deep-copies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from app.engine.decks import Deck, deck_for
@@ -458,6 +458,7 @@ def state_to_json(state: State) -> dict[str, Any]:
     out["afk_count"] = list(state.afk_count)
     out["settings"] = settings_to_json(state.settings, secrets=True)
     out["hooks_allowed"] = state.settings.hooks_allowed
+    out["keep_departed"] = state.settings.keep_departed
     out["pairing"] = list(state.pairing) if state.pairing is not None else None
     out["seats"] = [
         {
@@ -487,6 +488,8 @@ def state_to_json(state: State) -> dict[str, Any]:
 
 def state_from_json(data: dict[str, Any]) -> State:
     settings = settings_from_json(data["settings"], bool(data.get("hooks_allowed")))
+    if data.get("keep_departed"):
+        settings = replace(settings, keep_departed=True)
     pairing = tuple(data["pairing"]) if data.get("pairing") is not None else None
     st = State(room=data["room"], settings=settings, deck=deck_for(settings, pairing))
     for k in _PLAIN:

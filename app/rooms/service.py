@@ -17,7 +17,7 @@ import logging
 import random
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from app import engine
@@ -219,7 +219,13 @@ class RoomService:
 
     # --- HTTP: rooms, seats, spectators ---------------------------------------------------
 
-    async def create_room(self, name: str, settings: Mapping[str, Any] | None) -> Created:
+    async def create_room(
+        self, name: str, settings: Mapping[str, Any] | None, *, drop_departed: bool = False
+    ) -> Created:
+        """A new room, `name` its host. Without `drop_departed` the lobby keeps a departed
+        player's seat whatever the settings say, as a tournament's table must: its entrants
+        come and go between the tournament page and the table (and its settings must stay
+        the ones it asked for). A room made over HTTP frees them (`lobby_drop_seconds`)."""
         name = _clean_name(name)
         try:
             parsed = engine.parse_settings(
@@ -227,6 +233,8 @@ class RoomService:
             )
         except EngineError as exc:
             raise RoomError(exc.code, exc.message, 400) from exc
+        if not drop_departed:
+            parsed = replace(parsed, keep_departed=True)
         while True:
             code = secrets.token_urlsafe(16)
             if await self.store.load(code) is None:

@@ -84,9 +84,7 @@ def test_a_player_who_closes_the_lobby_shows_as_left_and_is_not_dealt_in(
     assert hands == [7, 7]
 
 
-def test_the_hosts_absence_counts_down_on_the_others_screens(
-    pages: Any, live_server: str
-) -> None:
+def test_the_hosts_absence_counts_down_on_the_others_screens(pages: Any, live_server: str) -> None:
     a = pages("A")
     room = _create(a, live_server, "Ayşe")
     b = pages("B", locale="fi-FI")

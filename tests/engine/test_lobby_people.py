@@ -5,6 +5,7 @@ seat is freed, and how many spectators watch; a spectator's chat is marked as th
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -200,3 +201,21 @@ def test_departures_and_spectators_survive_a_snapshot() -> None:
         del seat["away_since"]
     older = state_from_json(old)  # a snapshot from before these fields
     assert older.spectators == () and older.seats[1].away_since is None
+
+
+def test_a_table_that_keeps_departed_seats_deals_them_in_and_says_so_nowhere() -> None:
+    rng = random.Random(2)
+    st = new_table("R", replace(parse_settings({}), keep_departed=True))  # a tournament's
+    for k in range(2):
+        st, _ = apply(st, None, Join(name=f"P{k}", player_id=f"p{k}"), rng, T0)
+        st, _ = apply(st, None, SetConnected(k, True), rng, T0)
+    st, _ = apply(st, None, SetConnected(1, False), rng, T0)
+    assert not [d for d in deadlines(st) if d.kind == "lobby_drop"]
+    seen = view(st, 0, T0)
+    assert seen["seats"][1]["drop_at"] is None and "keep_departed" not in seen["settings"]
+    with pytest.raises(EngineError):
+        parse_settings({"keep_departed": True})  # nobody sends it
+    again = state_from_json(state_to_json(st))
+    assert again.settings.keep_departed and again == st
+    st, _ = apply(st, 0, Start(), rng, T0 + 900_000)
+    assert len(st.hands) == 2

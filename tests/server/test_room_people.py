@@ -70,6 +70,31 @@ async def test_a_tournament_seat_takes_the_suffix_instead() -> None:
     assert [s["name"] for s in summary["seats"]] == ["Ali", "ali 2"]
 
 
+async def test_a_tournament_table_keeps_a_departed_seat_an_http_room_frees_it(
+    server: Harness,
+) -> None:
+    service = RoomService(
+        AppSettings(database_url="memory://"),
+        MemoryRoomStore(),
+        MemoryBus(),
+        MemoryRecorder(),
+        rng=random.Random(1),
+    )
+    table = await service.create_room("Ali", {"target_score": 100})  # as a tournament does
+    guest = await service.join(table.room, "Bob")
+    await service.set_connected(table.room, table.player_id, True)
+    await service.set_connected(table.room, guest.player_id, True)
+    await service.set_connected(table.room, guest.player_id, False)
+    summary = await service.summary(table.room)
+    assert "lobby_drop_seconds" not in summary["settings"]  # its settings are as asked
+    assert summary["seats"][1]["drop_at"] is None  # kept, and dealt in
+    created = await server.create_room("Ali", {"target_score": 100})
+    settings = (await server.summary(created["room"]))["settings"]
+    assert "lobby_drop_seconds" not in settings  # the default: 120 s
+    chosen = await server.create_room("Ali", {"lobby_drop_seconds": 0})
+    assert (await server.summary(chosen["room"]))["settings"]["lobby_drop_seconds"] == 0
+
+
 async def test_spectators_are_counted_live_and_chat_as_themselves(server: Harness) -> None:
     created = await server.create_room("Eve")  # a player named like the spectator below
     room = created["room"]
@@ -146,7 +171,7 @@ async def test_a_departed_lobby_seat_is_freed_when_the_room_wakes() -> None:
         clock=lambda: now[0],
         rng=random.Random(2),
     )
-    created = await service.create_room("Host", {"lobby_drop_seconds": 15})
+    created = await service.create_room("Host", {"lobby_drop_seconds": 15}, drop_departed=True)
     room = created.room
     joined = await service.join(room, "Gone")
     await service.set_connected(room, created.player_id, True)
