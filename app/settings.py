@@ -38,6 +38,12 @@ class AppSettings(BaseSettings):
     # the `welcome` alone).
     resume_per_second: float = 0.5
     resume_burst: int = 3
+    # Chat, which every socket of the room receives: per socket, and per room (in each
+    # process), so neither one client nor a crowd of spectators can make a room a fire hose.
+    chat_per_second: float = 1.0
+    chat_burst: int = 5
+    room_chat_per_second: float = 5.0
+    room_chat_burst: int = 20
     # A resume replays the missed events only while the frame stays this small; further back,
     # the `welcome` alone answers.
     resume_max_bytes: int = 48 * 1024

@@ -474,7 +474,7 @@ function addLog(ev, version, announceIt, names = seatNames(S.view)) {
   S.log.push(entry);
   if (S.log.length > LOG_LIMIT) S.log.splice(0, S.log.length - LOG_LIMIT);
   saveLog();
-  if (announceIt && !['connected', 'disconnected'].includes(ev.kind)) announce(text);
+  if (announceIt && !['connected', 'disconnected', 'spectator_joined', 'spectator_left'].includes(ev.kind)) announce(text);
 }
 
 function saveLog() {

@@ -264,10 +264,11 @@ export function errorText(code) {
 // HTTP calls of PROTOCOL section 2, and the seat credentials kept in localStorage.
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, detail = {}) {
     super(message || code || `HTTP ${status}`);
     this.status = status;
     this.code = code;
+    this.detail = detail; // the error object's other fields (`name_taken`: `suggestion`)
   }
 }
 
@@ -285,7 +286,7 @@ async function call(method, path, body, token) {
   try { data = await res.json(); } catch { /* empty or not JSON */ }
   if (!res.ok) {
     const err = data && data.error ? data.error : {};
-    throw new ApiError(res.status, err.code || `http_${res.status}`, err.message || '');
+    throw new ApiError(res.status, err.code || `http_${res.status}`, err.message || '', err);
   }
   return data;
 }
@@ -573,10 +574,17 @@ export function describe(ev, view) {
       return t('ev.round_started', { round: p.round, name: seatName(view, pick(ev, 'dealer')) });
     case 'player_joined':
       return t('ev.player_joined', { name: ev.name || p.name });
+    case 'player_left':
+      return t(ev.reason === 'away' ? 'ev.player_left_away' : 'ev.player_left', { name: ev.name || p.name });
+    case 'spectator_joined':
+    case 'spectator_left':
+      return t(`ev.${ev.kind}`, { name: ev.name || t('spectator.someone') });
     case 'timer_expired':
+      // A departed seat freed by its timer: the player_left that follows says it all.
+      if (ev.timer === 'lobby_drop') return null;
       return t('ev.timer_expired', { ...p, timer: has(`timer.${ev.timer || ev.deadline}`) ? t(`timer.${ev.timer || ev.deadline}`) : '' });
     case 'chat':
-      return `${p.name}: ${p.text}`;
+      return ev.spectator ? `${p.name} (${t('chat.spectator')}): ${p.text}` : `${p.name}: ${p.text}`;
     default:
       if (has(`ev.${ev.kind}`)) return t(`ev.${ev.kind}`, p);
       return null;
@@ -600,9 +608,32 @@ export function ring(at, total, testid, { big = false } = {}) {
   h('span', { class: 'secs' }, ''));
 }
 
+/** "42 s" or "1:42": a time left, in the page's language. */
+export function timeLeft(ms) {
+  const secs = Math.max(0, Math.ceil(ms / 1000));
+  if (secs < 60) return t('time.s', { n: secs });
+  const rest = secs % 60;
+  return t('time.ms', { m: Math.floor(secs / 60), s: (rest < 10 ? formatNumber(0) : '') + formatNumber(rest) });
+}
+
+/**
+ * A sentence with a countdown in it ("Host role passes to Ali in 42 s"): catalog `key` with
+ * `params` and `time`, kept current by tickTimers. `S.offset` is the server clock's lead.
+ */
+export function countdown(S, at, key, params, attrs = {}) {
+  const text = () => t(key, { ...params, time: timeLeft(at - (Date.now() + (S.offset || 0))) });
+  return h('span', { ...attrs, dataset: { ...(attrs.dataset || {}), until: String(at), msg: key, params: JSON.stringify(params) } }, text());
+}
+
 /** Update every ring on the page from the server clock (called a few times a second). */
 export function tickTimers(S) {
   const now = Date.now() + (S.offset || 0);
+  for (const el of document.querySelectorAll('[data-until]')) {
+    let params = {};
+    try { params = JSON.parse(el.dataset.params || '{}'); } catch { /* keep none */ }
+    const text = t(el.dataset.msg, { ...params, time: timeLeft(Number(el.dataset.until) - now) });
+    if (el.textContent !== text) el.textContent = text;
+  }
   for (const el of document.querySelectorAll('[data-deadline]')) {
     const at = Number(el.dataset.deadline);
     const total = Number(el.dataset.total);

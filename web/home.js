@@ -163,20 +163,26 @@ export function joinScreen(S, actions) {
     watchBtn.classList.add('primary');
   };
 
+  // Two players with one name cannot tell the log apart: the name is refused with a free
+  // variant to take in one click.
+  const offer = (alt) => {
+    status.replaceChildren(t('err.name_taken'), ' ', h('button', {
+      type: 'button', class: 'small', testid: 'use-suggested',
+      onclick: () => { name.input.value = alt; draft.name = alt; status.textContent = ''; name.input.focus(); },
+    }, h('bdi', {}, t('join.use_name', { name: alt }))));
+  };
+
   const join = async (e) => {
     e.preventDefault();
     if (name.check(true)) { name.input.focus(); return; }
     const who = name.value();
-    // Two players with one name cannot tell the log apart: offer a free variant.
+    // Seen in the room's summary: no need to ask. The server decides in the end (the summary
+    // may be older than the last join) and answers `name_taken` with its own suggestion.
     const taken = new Set((draft.summary?.seats || []).map((x) => normalName(x.name).toLocaleLowerCase()));
     if (taken.has(who.toLocaleLowerCase())) {
       let k = 2;
       while (taken.has(`${who} ${k}`.toLocaleLowerCase())) k += 1;
-      const alt = `${who} ${k}`;
-      status.replaceChildren(t('err.name_taken'), ' ', h('button', {
-        type: 'button', class: 'small', testid: 'use-suggested',
-        onclick: () => { name.input.value = alt; draft.name = alt; status.textContent = ''; name.input.focus(); },
-      }, t('join.use_name', { name: alt })));
+      offer(`${who} ${k}`);
       return;
     }
     joinBtn.disabled = true;
@@ -186,7 +192,10 @@ export function joinScreen(S, actions) {
       done(await api.joinRoom(room, who), 'player', who);
     } catch (err) {
       joinBtn.disabled = false;
-      if (err.status === 409 && (err.code === 'room_full' || err.code === 'already_started' || err.code === 'http_409')) {
+      if (err.code === 'name_taken' && typeof err.detail?.suggestion === 'string') {
+        offer(err.detail.suggestion);
+        status.querySelector('[data-testid=use-suggested]')?.focus();
+      } else if (err.status === 409 && (err.code === 'room_full' || err.code === 'already_started' || err.code === 'http_409')) {
         onlyWatch(t('join.full'));
         watchBtn.focus();
       } else {

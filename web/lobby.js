@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, displayName } from './core.js';
+import { h, t, displayName, seatName, countdown } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -64,6 +64,27 @@ function fallbackCopy(url, done) {
   if (input) { input.select(); done(); }
 }
 
+/** How many watch (PROTOCOL extension `view.spectators`); nothing while nobody does. */
+export function spectatorCount(view) {
+  const n = view.spectators || 0;
+  if (!n) return null;
+  return h('span', { class: 'badge watching', testid: 'spectator-count', title: t('spectators.title') }, '👁 ', t('spectators.count', { n }));
+}
+
+/**
+ * The absent host's countdown (extension `view.host_deadline`): to whom the role passes and
+ * when, or that the host is away with nobody to take over.
+ */
+export function hostCountdown(S, view) {
+  const d = view.host_deadline;
+  if (!d) return null;
+  if (d.to == null) {
+    return h('p', { class: 'host-countdown', role: 'status', testid: 'host-countdown' }, t('lobby.host_away', { name: seatName(view, d.seat) }));
+  }
+  return h('p', { class: 'host-countdown', role: 'status' },
+    countdown(S, d.at, 'lobby.host_passes', { name: seatName(view, d.to) }, { testid: 'host-countdown' }));
+}
+
 export function lobbyScreen(S, actions) {
   const view = S.view;
   const you = view.you;
@@ -74,14 +95,17 @@ export function lobbyScreen(S, actions) {
 
   const seats = h('ol', { class: 'seats', testid: 'lobby-seats' },
     view.seats.map((seat) => h('li', {
-      class: ['seat-row', you && seat.seat === you.seat && 'me'],
+      class: ['seat-row', you && seat.seat === you.seat && 'me', seat.drop_at != null && 'departed'],
       testid: `lobby-seat-${seat.seat}`,
-      dataset: { connected: String(!!seat.connected), bot: String(!!seat.bot) },
+      dataset: { connected: String(!!seat.connected), bot: String(!!seat.bot), departed: String(seat.drop_at != null) },
     },
     h('span', { class: 'seat-no' }, seat.seat + 1),
     h('span', { class: 'seat-name', dir: 'auto' }, displayName(seat)),
     you && seat.seat === you.seat ? h('span', { class: 'muted' }, t('seat.you')) : null,
     seatBadges(seat, view),
+    // A player who left: not dealt in, and the seat is freed by itself (extension `drop_at`).
+    seat.drop_at != null ? h('span', { class: 'badge left', testid: `seat-left-${seat.seat}` }, t('seat.left')) : null,
+    seat.drop_at != null ? countdown(S, seat.drop_at, 'lobby.drop_in', {}, { class: 'muted drop-in', testid: `drop-${seat.seat}` }) : null,
     // The host frees any other seat: a bot, or a player who went away (who would be dealt in).
     isHost && seat.seat !== you.seat ? h('button', {
       type: 'button', class: 'ghost small', testid: seat.bot ? `remove-bot-${seat.seat}` : `remove-seat-${seat.seat}`,
@@ -96,7 +120,10 @@ export function lobbyScreen(S, actions) {
       h('button', { type: 'button', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))),
     inviteExtras(S, actions, view.room));
 
+  const departed = view.seats.filter((x) => x.drop_at != null);
   const controls = isHost ? h('div', { class: 'host-controls' },
+    departed.length ? h('p', { class: 'muted', testid: 'departed-note' },
+      t('lobby.departed_note', { names: departed.map((x) => displayName(x)).join(', ') })) : null,
     h('div', { class: 'row' },
       h('button', {
         type: 'button', testid: 'add-bot', disabled: view.seats.length >= max,
@@ -119,8 +146,9 @@ export function lobbyScreen(S, actions) {
         h('h1', {}, t('lobby.title')),
         you ? null : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
         invite,
-        h('h2', {}, t('lobby.players', { n: view.seats.length, max })),
+        h('h2', {}, t('lobby.players', { n: view.seats.length, max }), ' ', spectatorCount(view)),
         seats,
+        hostCountdown(S, view),
         controls,
         you ? leaveButton(S, actions) : null),
       // Chat next to the seats (it sat below the long settings form, out of sight).
@@ -139,13 +167,17 @@ export function chatPanel(S, actions) {
   });
   const list = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-label': t('chat.title'), id: 'chat-list', dataset: { autoscroll: '' } },
     S.log.filter((e) => e.event.kind === 'chat').slice(-50).map(({ event: m, names, version }) =>
-      h('li', { dataset: version != null ? { key: `chat-${version}` } : {} }, h('b', { dir: 'auto' }, nameOf(names, m)), ': ', h('span', { dir: 'auto' }, m.text))));
+      h('li', { class: m.spectator && 'from-spectator', dataset: { ...(version != null ? { key: `chat-${version}` } : {}), spectator: String(!!m.spectator) } },
+        h('b', { dir: 'auto' }, nameOf(names, m)),
+        // A spectator's line says so: it cannot pass for a player's.
+        m.spectator ? h('span', { class: 'chat-mark' }, ` (${t('chat.spectator')})`) : null,
+        ': ', h('span', { dir: 'auto' }, m.text))));
   queueMicrotask(() => { if (!list.isConnected) return; list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel chat' },
     h('h2', {}, t('chat.title')),
     list,
-    // Spectators are read-only: the server refuses their commands, chat included.
-    !S.view?.you ? null : h('form', {
+    // Spectators chat too (the one command they may send; their lines are marked).
+    h('form', {
       class: 'row',
       onsubmit: (e) => {
         e.preventDefault();

@@ -1,7 +1,7 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
 import { h, api, t, formatNumber, displayName, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
-import { seatBadges, chatPanel, copyInvite, leaveButton } from './lobby.js';
+import { seatBadges, chatPanel, copyInvite, leaveButton, spectatorCount, hostCountdown } from './lobby.js';
 
 
 // The same breakpoint as the phone rules of style.css; app.js re-renders when it is crossed.
@@ -386,6 +386,8 @@ export function tableScreen(S, actions) {
         view.you && !(movesOf(view).challenge || movesOf(view).accept) ? actionBar(S, actions) : null,
         view.you ? handEl(S, actions) : null)),
     h('aside', { class: 'side-panels' },
+      view.spectators || view.host_deadline ? h('div', { class: 'table-meta', testid: 'table-meta' },
+        spectatorCount(view), hostCountdown(S, view)) : null,
       scoreboard(S),
       logPanel(S),
       chatPanel(S, actions),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -28,14 +29,18 @@ _STATUS_CODES = {
 }
 
 
-def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def error_response(
+    status: int, code: str, message: str, extra: dict[str, Any] | None = None
+) -> JSONResponse:
+    # `extra`: fields beside code and message (`name_taken`'s `suggestion`), never replacing them.
+    body = {**(extra or {}), "code": code, "message": message}
+    return JSONResponse({"error": body}, status_code=status)
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(RoomError)
     async def room_error(request: Request, exc: RoomError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message, exc.extra)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

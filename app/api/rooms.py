@@ -40,7 +40,7 @@ def build_router(service: RoomService) -> APIRouter:
 
     @router.post("", status_code=201)
     async def create_room(body: CreateRoom) -> JSONResponse:
-        created = await service.create_room(body.name, body.settings)
+        created = await service.create_room(body.name, body.settings, drop_departed=True)
         return JSONResponse(
             {
                 "room": created.room,
@@ -55,7 +55,7 @@ def build_router(service: RoomService) -> APIRouter:
     @router.post("/{room}/players", status_code=201)
     async def join_room(room: str, body: JoinRoom) -> JSONResponse:
         _check_code(room)
-        joined = await service.join(room, body.name)
+        joined = await service.join(room, body.name, taken="refuse")
         return JSONResponse(
             {"player_id": joined.player_id, "seat": joined.seat, "token": joined.token},
             status_code=201,

@@ -21,6 +21,7 @@ from app.engine.actions import (
     SetConnected,
     Start,
     Timeout,
+    Watching,
 )
 from app.engine.errors import EngineError
 from app.engine.events import Event, redact
@@ -69,6 +70,7 @@ __all__ = [
     "Start",
     "State",
     "Timeout",
+    "Watching",
     "apply",
     "bot_seats",
     "deadlines",

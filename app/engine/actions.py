@@ -36,6 +36,16 @@ class SetConnected:
 
 
 @dataclass(frozen=True, slots=True)
+class Watching:
+    """System: a spectator's socket came or went (emits ``spectator_joined`` /
+    ``spectator_left``; the views show how many watch)."""
+
+    spectator_id: str
+    name: str
+    connected: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ChangeSettings:
     """Host only, in the lobby: a partial settings object, validated by the engine."""
 
@@ -70,6 +80,8 @@ class Start:
 @dataclass(frozen=True, slots=True)
 class Chat:
     text: str
+    # Set by the server for a spectator's message (their name); a player's chat has None.
+    spectator: str | None = None
 
 
 # --- play -----------------------------------------------------------------------------
@@ -129,7 +141,7 @@ class Timeout:
     or was set at another version: a timer never fires for a state that has moved on.
     """
 
-    kind: str  # "turn" | "uno" | "challenge" | "next_round" | "host"
+    kind: str  # "turn" | "uno" | "challenge" | "next_round" | "host" | "lobby_drop"
     set_at: int
 
 
@@ -138,6 +150,7 @@ Action = (
     | Leave
     | Back
     | SetConnected
+    | Watching
     | ChangeSettings
     | AddBot
     | RemoveBot

@@ -40,6 +40,7 @@ ErrorCode = Literal[
     "unsupported_media_type",
     "forbidden_origin",
     "bad_name",
+    "name_taken",
 ]
 
 

@@ -52,6 +52,8 @@ EventKind = Literal[
     "player_returned",
     "false_catch",
     "cards_discarded",
+    "spectator_joined",
+    "spectator_left",
 ]
 Public = dict[str, Any]
 Private = dict[int, dict[str, Any]]

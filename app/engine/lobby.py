@@ -12,6 +12,7 @@ from app.engine.actions import (
     Join,
     RemoveBot,
     SetConnected,
+    Watching,
 )
 from app.engine.deal import next_round, start_match
 from app.engine.decks import deck_for, new_pairing
@@ -99,20 +100,87 @@ def do_add_bot(ctx: Ctx, seat: int | None, act: AddBot) -> None:
     )
 
 
-def _remove_seat(ctx: Ctx, seat: int) -> None:
+def _remove_seat(ctx: Ctx, seat: int, reason: str | None = None) -> None:
     """Lobby only: later seats move down one, so seats stay numbered 0..n-1."""
     st = ctx.st
     info = st.w_seats().pop(seat)
-    ctx.emit(
-        "player_left",
-        {"seat": seat, "name": info.name, "player_id": info.player_id, "bot": info.bot},
-    )
+    left = {"seat": seat, "name": info.name, "player_id": info.player_id, "bot": info.bot}
+    if reason is not None:
+        left["reason"] = reason
+    ctx.emit("player_left", left)
     if st.host is not None and st.host > seat:
         st.host -= 1
     elif st.host == seat:
+        ctx.settle()
         new = _next_host(st, seat, None) if st.seats else None
         st.host = new  # the seat number now names someone else: always announce
         ctx.emit("host_changed", {"host": new})
+
+
+# --- departed lobby seats -------------------------------------------------------------------
+# A human whose socket closed in the lobby has "departed" (the seat keeps `away_since`). With
+# `lobby_drop_seconds` on, such a seat is never dealt in (`start` frees it) and is freed by
+# itself once away that long, so friends are not kept waiting for a closed tab.
+
+
+def departed(info: SeatInfo) -> bool:
+    """A human seat that had a socket and lost it (a seat joined over HTTP whose page has
+    not connected yet has not departed)."""
+    return not info.bot and not info.connected and not info.left and info.away_since is not None
+
+
+def _drop_seconds(st: State) -> int:
+    """How long the lobby keeps a departed seat; 0: for good (dealt in, as before)."""
+    return 0 if st.settings.keep_departed else st.settings.lobby_drop_seconds
+
+
+def drop_at(st: State, seat: int) -> int | None:
+    """When the lobby frees `seat` (ms), or None: not departed, not the lobby, or never."""
+    secs = _drop_seconds(st)
+    info = st.seats[seat]
+    if st.status != "lobby" or not secs or info.away_since is None or not departed(info):
+        return None
+    return info.away_since + secs * 1000
+
+
+def next_drop(st: State) -> tuple[int, int] | None:
+    """(when, seat) of the first departed seat the lobby will free. Only while a human is
+    connected: someone is waiting for the seat; a lobby everyone has left keeps its seats for
+    whoever comes back first (and that one's return frees the seats long gone at once)."""
+    if st.status != "lobby" or not _drop_seconds(st):
+        return None
+    if not any(s.connected and not s.bot for s in st.seats):
+        return None
+    first: tuple[int, int] | None = None
+    for seat in range(len(st.seats)):
+        at = drop_at(st, seat)
+        if at is not None and (first is None or at < first[0]):
+            first = (at, seat)
+    return first
+
+
+def _free(ctx: Ctx, seats: list[int]) -> None:
+    for seat in sorted(seats, reverse=True):  # the highest first: lower numbers stay right
+        ctx.settle()
+        _remove_seat(ctx, seat, "away")
+
+
+def departed_seats(st: State) -> list[int]:
+    """The seats `start` frees instead of dealing them in (none with the setting off)."""
+    if not _drop_seconds(st):
+        return []
+    return [seat for seat, info in enumerate(st.seats) if departed(info)]
+
+
+def lobby_drop_timeout(ctx: Ctx) -> None:
+    """The `lobby_drop` deadline: free every departed seat whose time has come."""
+    st = ctx.st
+    due = []
+    for seat in range(len(st.seats)):
+        at = drop_at(st, seat)
+        if at is not None and at <= ctx.now:
+            due.append(seat)
+    _free(ctx, due)
 
 
 def do_remove_bot(ctx: Ctx, seat: int | None, act: RemoveBot) -> None:
@@ -159,13 +227,16 @@ def _set_host(ctx: Ctx, new: int | None) -> None:
         ctx.emit("host_changed", {"host": new})
 
 
+def next_host(st: State) -> int | None:
+    """Who takes the host role if the host's time away runs out now (None: nobody can)."""
+    return None if st.host is None else _next_host(st, st.host + 1, st.host)
+
+
 def host_timeout(ctx: Ctx) -> None:
     """The host stayed away 60 s: the next connected human takes over (if there is one)."""
-    st = ctx.st
-    if st.host is not None:
-        new = _next_host(st, st.host + 1, st.host)
-        if new is not None:  # nobody to hand over to: the absent host keeps the role
-            _set_host(ctx, new)
+    new = next_host(ctx.st)
+    if new is not None:  # nobody to hand over to: the absent host keeps the role
+        _set_host(ctx, new)
 
 
 def do_set_connected(ctx: Ctx, act: SetConnected) -> None:
@@ -174,7 +245,8 @@ def do_set_connected(ctx: Ctx, act: SetConnected) -> None:
     info = st.seats[seat]
     if info.connected == act.connected:
         return  # nothing changed: no event, no version
-    st.w_seats()[seat] = replace(info, connected=act.connected)
+    away = None if act.connected or info.bot else ctx.now
+    st.w_seats()[seat] = replace(info, connected=act.connected, away_since=away)
     ctx.emit("connected" if act.connected else "disconnected", {"seat": seat})
     if act.connected and st.host is None and not info.bot and not info.left:
         st.host = seat  # a table left without a host gets the first human who returns
@@ -195,11 +267,30 @@ def do_change_settings(ctx: Ctx, seat: int | None, act: ChangeSettings) -> None:
     ctx.emit("settings_changed", {"settings": settings_to_json(new)})
 
 
+def do_watching(ctx: Ctx, act: Watching) -> None:
+    st = ctx.st
+    here = act.spectator_id in st.spectators
+    if here == act.connected:
+        return  # nothing changed: no event, no version
+    if act.connected:
+        st.spectators = (*st.spectators, act.spectator_id)
+    else:
+        st.spectators = tuple(s for s in st.spectators if s != act.spectator_id)
+    ctx.emit(
+        "spectator_joined" if act.connected else "spectator_left",
+        {"name": act.name, "count": len(st.spectators)},
+    )
+
+
 def do_chat(ctx: Ctx, seat: int | None, act: Chat) -> None:
     st = ctx.st
     text = clean_chat(act.text) if isinstance(act.text, str) else ""
     if not text or len(act.text) > MAX_CHAT:
         raise fail("bad_command", f"a chat message has 1 to {MAX_CHAT} characters")
+    if act.spectator is not None:
+        # A spectator's line: no seat, their name, and marked so nobody takes it for a player's.
+        ctx.emit("chat", {"seat": None, "name": act.spectator, "text": text, "spectator": True})
+        return
     name = st.seats[seat].name if seat is not None and 0 <= seat < len(st.seats) else None
     ctx.emit("chat", {"seat": seat, "name": name, "text": text})
 
@@ -214,8 +305,11 @@ def begin(ctx: Ctx) -> None:
     """`start` (or the next_round timer): the first round, the next round, or a new match."""
     st = ctx.st
     if st.status == "lobby":
-        if len(st.seats) < 2:
+        gone = departed_seats(st)
+        if len(st.seats) - len(gone) < 2:
             raise fail("bad_command", "at least 2 players are needed")
+        _free(ctx, gone)  # a player who left the lobby is not dealt in
+        ctx.settle()
         start_match(ctx)
     elif st.status == "round_over":
         next_round(ctx)

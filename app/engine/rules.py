@@ -26,6 +26,7 @@ from app.engine.actions import (
     SetConnected,
     Start,
     Timeout,
+    Watching,
 )
 from app.engine.errors import EngineError
 from app.engine.events import Event
@@ -38,6 +39,7 @@ from app.engine.lobby import (
     do_remove_bot,
     do_set_connected,
     do_start,
+    do_watching,
     ensure_pairing,
 )
 from app.engine.play import (
@@ -64,6 +66,7 @@ _HANDLERS: Final[dict[type, Handler]] = {
     # Nothing of its own: apply() hands an away seat back before any own action.
     Back: lambda ctx, seat, a: None,
     SetConnected: lambda ctx, seat, a: do_set_connected(ctx, a),
+    Watching: lambda ctx, seat, a: do_watching(ctx, a),
     ChangeSettings: do_change_settings,
     AddBot: do_add_bot,
     RemoveBot: do_remove_bot,
@@ -79,7 +82,7 @@ _HANDLERS: Final[dict[type, Handler]] = {
     Accept: lambda ctx, seat, a: do_accept(ctx, seat),
     Timeout: lambda ctx, seat, a: on_timeout(ctx, a),
 }
-_SYSTEM: Final = frozenset((Join, SetConnected, Timeout))
+_SYSTEM: Final = frozenset((Join, SetConnected, Watching, Timeout))
 
 
 def apply(

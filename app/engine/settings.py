@@ -32,6 +32,9 @@ class CustomWild:
         return out
 
 
+LOBBY_DROP_DEFAULT = 120
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     variant: str = "classic"
@@ -61,11 +64,17 @@ class Settings:
     max_players: int = 10
     # extension (docs/rules.md): the match ends after this many rounds (0 = off)
     match_rounds: int = 0
+    # extension: a lobby seat whose player has been away this long is freed (0 = never)
+    lobby_drop_seconds: int = LOBBY_DROP_DEFAULT
     # test hooks (PROTOCOL section 5)
     dealer: int | None = None
     deck_order: tuple[int, ...] | None = None
     bot_delay_ms: int | None = None
     hooks_allowed: bool = False
+    # Not a setting anyone sends: the server's, kept beside the settings like hooks_allowed.
+    # A tournament's table keeps a departed player's seat (its entrants come and go between
+    # the tournament page and the table), whatever lobby_drop_seconds says.
+    keep_departed: bool = False
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -103,8 +112,8 @@ _BOOLS = (
 HOOK_KEYS: tuple[str, ...] = ("dealer", "deck_order", "bot_delay_ms")
 # Extensions beyond the RULES table: accepted like any setting, shown only when not off, so
 # that the settings object of a room that does not use them stays the RULES table.
-EXTENSION_KEYS: tuple[str, ...] = ("match_rounds",)
-_NOT_PUBLIC = frozenset(HOOK_KEYS) | frozenset(EXTENSION_KEYS) | {"hooks_allowed"}
+EXTENSION_KEYS: tuple[str, ...] = ("match_rounds", "lobby_drop_seconds")
+_NOT_PUBLIC = frozenset(HOOK_KEYS) | frozenset(EXTENSION_KEYS) | {"hooks_allowed", "keep_departed"}
 PUBLIC_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Settings) if f.name not in _NOT_PUBLIC)
 _KNOWN = frozenset(PUBLIC_KEYS) | frozenset(HOOK_KEYS) | frozenset(EXTENSION_KEYS)
 
@@ -165,6 +174,12 @@ def _value(key: str, value: Any) -> Any:
         if value != 0 and not 5 <= value <= 600:
             raise _bad("turn_seconds must be 0 (untimed) or between 5 and 600")
         return value
+    if key == "lobby_drop_seconds":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _bad("lobby_drop_seconds must be an integer")
+        if value != 0 and not 15 <= value <= 3600:
+            raise _bad("lobby_drop_seconds must be 0 (never) or between 15 and 3600")
+        return value
     if key == "custom_wilds":
         return _custom_wilds(value)
     if key == "deck_order":
@@ -214,6 +229,8 @@ def settings_to_json(s: Settings, *, secrets: bool = False) -> dict[str, Any]:
         out[key] = [c.to_json() for c in value] if key == "custom_wilds" else value
     if s.match_rounds:
         out["match_rounds"] = s.match_rounds
+    if s.lobby_drop_seconds != LOBBY_DROP_DEFAULT:
+        out["lobby_drop_seconds"] = s.lobby_drop_seconds
     if s.dealer is not None:
         out["dealer"] = s.dealer
     if s.bot_delay_ms is not None:

@@ -8,7 +8,7 @@ list and dict with the original (copy-on-write, below) and never deep-copies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from app.engine.decks import Deck, deck_for
@@ -40,6 +40,9 @@ class SeatInfo:
     connected: bool = True
     afk: bool = False  # a bot plays the seat until its player acts again
     left: bool = False
+    # When the seat's last socket closed (ms); None while connected or never connected. In
+    # the lobby a seat away long enough is dropped (settings.lobby_drop_seconds).
+    away_since: int | None = None
 
 
 class Deadline:
@@ -119,6 +122,7 @@ _FIELDS: Final = (
     "round_started_at",
     "winner",
     "match_winner",
+    "spectators",
 )
 
 
@@ -164,6 +168,8 @@ class State:
     round_started_at: int
     winner: int | None  # of the last round
     match_winner: int | None
+    # Member ids of the spectators whose socket is open (only their number is shown).
+    spectators: tuple[str, ...]
     # Copy-on-write bookkeeping (never serialised): which of the big lists this state owns.
     owned: int
 
@@ -201,6 +207,7 @@ class State:
         round_started_at: int = 0,
         winner: int | None = None,
         match_winner: int | None = None,
+        spectators: tuple[str, ...] = (),
         owned: int = 0,
     ) -> None:
         self.room = room
@@ -235,6 +242,7 @@ class State:
         self.round_started_at = round_started_at
         self.winner = winner
         self.match_winner = match_winner
+        self.spectators = spectators
         self.owned = owned
 
     def _fields(self) -> tuple[object, ...]:
@@ -271,6 +279,7 @@ class State:
             self.round_started_at,
             self.winner,
             self.match_winner,
+            self.spectators,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -380,6 +389,7 @@ class State:
             self.round_started_at,
             self.winner,
             self.match_winner,
+            self.spectators,
             0,
         )
         self.owned = 0  # both now share every list
@@ -448,6 +458,7 @@ def state_to_json(state: State) -> dict[str, Any]:
     out["afk_count"] = list(state.afk_count)
     out["settings"] = settings_to_json(state.settings, secrets=True)
     out["hooks_allowed"] = state.settings.hooks_allowed
+    out["keep_departed"] = state.settings.keep_departed
     out["pairing"] = list(state.pairing) if state.pairing is not None else None
     out["seats"] = [
         {
@@ -457,9 +468,11 @@ def state_to_json(state: State) -> dict[str, Any]:
             "connected": s.connected,
             "afk": s.afk,
             "left": s.left,
+            "away_since": s.away_since,
         }
         for s in state.seats
     ]
+    out["spectators"] = list(state.spectators)
     ch = state.challenge
     out["challenge"] = (
         None
@@ -475,6 +488,8 @@ def state_to_json(state: State) -> dict[str, Any]:
 
 def state_from_json(data: dict[str, Any]) -> State:
     settings = settings_from_json(data["settings"], bool(data.get("hooks_allowed")))
+    if data.get("keep_departed"):
+        settings = replace(settings, keep_departed=True)
     pairing = tuple(data["pairing"]) if data.get("pairing") is not None else None
     st = State(room=data["room"], settings=settings, deck=deck_for(settings, pairing))
     for k in _PLAIN:
@@ -487,6 +502,7 @@ def state_from_json(data: dict[str, Any]) -> State:
     st.afk_count = list(data["afk_count"])
     st.pairing = pairing
     st.seats = [SeatInfo(**s) for s in data["seats"]]
+    st.spectators = tuple(data.get("spectators", ()))  # absent from older snapshots
     ch = data.get("challenge")
     st.challenge = PendingChallenge(**ch) if ch else None
     st.deadlines = {k: Deadline(**d) for k, d in data["deadlines"].items()}

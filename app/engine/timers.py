@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Final
 
 from app.engine.actions import Timeout
-from app.engine.lobby import begin, host_timeout
+from app.engine.lobby import begin, host_timeout, lobby_drop_timeout, next_drop
 from app.engine.play import do_accept, do_draw, do_pass, take_penalty
 from app.engine.state import UNO_EXPOSED, Deadline, State
 from app.engine.table import Ctx, close_window, set_turn
@@ -42,7 +42,7 @@ def sync_deadlines(st: State, now: int) -> None:
     # The common case: the one timer wanted is all there is, and nothing else is due.
     only_want = len(st.deadlines) == (1 if want else 0) and (not want or want in st.deadlines)
     host_here = st.host is None or st.seats[st.host].connected
-    if only_want and host_here and (playing or not s.next_round_seconds):
+    if only_want and host_here and (playing or (not s.next_round_seconds and status != "lobby")):
         return
     if want != "turn" and "turn" in st.deadlines:
         del st.w_deadlines()["turn"]
@@ -73,6 +73,23 @@ def sync_deadlines(st: State, now: int) -> None:
             st.w_deadlines()["host"] = Deadline("host", now + HOST_GRACE_MS, st.version, host)
     elif "host" in st.deadlines:
         del st.w_deadlines()["host"]
+    _sync_lobby_drop(st)
+
+
+def _sync_lobby_drop(st: State) -> None:
+    """The `lobby_drop` deadline: when the first departed lobby seat is freed. It keeps its
+    `set_at` while its time stays the same (only the seat number may move down)."""
+    due = next_drop(st)
+    old = st.deadlines.get("lobby_drop")
+    if due is None:
+        if old is not None:
+            del st.w_deadlines()["lobby_drop"]
+        return
+    at, seat = due
+    if old is None or old.at != at:
+        st.w_deadlines()["lobby_drop"] = Deadline("lobby_drop", at, st.version, seat)
+    elif old.seat != seat:
+        st.w_deadlines()["lobby_drop"] = Deadline("lobby_drop", at, old.set_at, seat)
 
 
 def deadlines(st: State) -> list[Deadline]:
@@ -96,6 +113,8 @@ def on_timeout(ctx: Ctx, act: Timeout) -> None:
         begin(ctx)
     elif act.kind == "host":
         host_timeout(ctx)
+    elif act.kind == "lobby_drop":
+        lobby_drop_timeout(ctx)
 
 
 def _turn_timeout(ctx: Ctx, seat: int) -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from app.engine.decks import FLIP_DARK, FLIP_LIGHT
 from app.engine.legal import moves
+from app.engine.lobby import drop_at, next_host
 from app.engine.settings import settings_to_json
 from app.engine.state import UNO_DECLARED, State
 from app.engine.wire import back_json, card_json, cards_json
@@ -52,7 +53,19 @@ def public_view(state: State, now: int, exclude_backs: int | None = None) -> dic
         "seats": seats_view(st, exclude_backs),
         "you": None,
         "state": _table(st) if in_round else None,
+        # extensions
+        "host_deadline": _host_deadline(st),
+        "spectators": len(st.spectators),
     }
+
+
+def _host_deadline(st: State) -> dict[str, Any] | None:
+    """The absent host's deadline: when the role passes and to whom (`to` is None when no
+    connected human could take it now; then the host keeps it and the wait starts again)."""
+    d = st.deadlines.get("host")
+    if d is None or st.host is None:
+        return None
+    return {"seat": st.host, "at": d.at, "to": next_host(st)}
 
 
 def flip_in_round(state: State) -> bool:
@@ -64,23 +77,25 @@ def seats_view(state: State, exclude_backs: int | None) -> list[dict[str, Any]]:
     st = state
     in_round = st.status != "lobby" and bool(st.discard)
     flip = st.deck.dark is not None and in_round
+    lobby = st.status == "lobby"
     seats = []
     for i, info in enumerate(st.seats):
         hand = st.hands[i] if in_round and i < len(st.hands) else []
-        seats.append(
-            {
-                "seat": i,
-                "name": info.name,
-                "player_id": info.player_id,
-                "bot": info.bot,
-                "connected": info.connected,
-                "hand_count": len(hand),
-                "uno": in_round and i < len(st.uno) and st.uno[i] == UNO_DECLARED,
-                "score": st.scores[i] if i < len(st.scores) else 0,
-                "backs": _backs(st, i) if flip and i != exclude_backs else None,
-                "afk": info.afk,
-            }
-        )
+        seat: dict[str, Any] = {
+            "seat": i,
+            "name": info.name,
+            "player_id": info.player_id,
+            "bot": info.bot,
+            "connected": info.connected,
+            "hand_count": len(hand),
+            "uno": in_round and i < len(st.uno) and st.uno[i] == UNO_DECLARED,
+            "score": st.scores[i] if i < len(st.scores) else 0,
+            "backs": _backs(st, i) if flip and i != exclude_backs else None,
+            "afk": info.afk,
+        }
+        if lobby:  # extension: when a departed player's seat is freed (None: not departed)
+            seat["drop_at"] = drop_at(st, i)
+        seats.append(seat)
     return seats
 
 

@@ -78,3 +78,29 @@ def clean_name(name: object) -> str:
     if not all(_allowed(ch) for ch in cleaned):
         raise BadName("the name has a control character")
     return cleaned
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same in a room: case-insensitive, after NFC ("ALİ" and
+    "Ali" differ, "Ayşe" typed with a combining cedilla and "Ayşe" do not)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def free_name(name: str, taken: set[str]) -> str:
+    """`name` itself when its key is not in `taken`, else the first free "name 2", "name 3"…
+    cut (by code points, then trailing spaces and joiners) to stay within the name rule."""
+    if name_key(name) not in taken:
+        return name
+    k = 2
+    while True:
+        suffix = f" {k}"
+        base = name
+        while base and (
+            len(base) + len(suffix) > NAME_MAX_CODEPOINTS
+            or grapheme_count(base + suffix) > NAME_MAX_GRAPHEMES
+        ):
+            base = base[:-1].rstrip(" " + ZWJ + ZWNJ)
+        candidate = unicodedata.normalize("NFC", base + suffix)
+        if name_key(candidate) not in taken:
+            return candidate
+        k += 1

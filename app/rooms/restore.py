@@ -105,6 +105,7 @@ class Restorer:
             return None
         if ceiling > state.version:
             state.version = ceiling  # above anything the room sent before it was lost
+        state.spectators = ()  # their sockets went with the process that held them
         state, events = await self._disconnect_everyone(room, state)
         await self.recorder.versions_reserved(room, state.version + VERSION_BLOCK, self._clock())
         record = RoomRecord(code=room, state=state, created_at=created_at)

@@ -16,8 +16,8 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
@@ -29,7 +29,7 @@ from app.engine.errors import EngineError, ErrorCode
 from app.engine.events import Event
 from app.engine.state import State
 from app.rooms.commands import Command
-from app.rooms.names import NAME_MAX_GRAPHEMES, BadName, clean_name
+from app.rooms.names import NAME_MAX_GRAPHEMES, BadName, clean_name, free_name, name_key
 from app.rooms.recording import RoundReporter
 from app.rooms.restore import Restorer
 from app.rooms.scheduler import Scheduler, wall_ms
@@ -57,11 +57,18 @@ MAX_SPECTATORS = 200
 class RoomError(Exception):
     """A refused HTTP or WebSocket request, with a wire code and an HTTP status."""
 
-    def __init__(self, code: ErrorCode, message: str, status: int = 400) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        status: int = 400,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.extra = dict(extra or {})  # more fields of the HTTP error object
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +225,13 @@ class RoomService:
 
     # --- HTTP: rooms, seats, spectators ---------------------------------------------------
 
-    async def create_room(self, name: str, settings: Mapping[str, Any] | None) -> Created:
+    async def create_room(
+        self, name: str, settings: Mapping[str, Any] | None, *, drop_departed: bool = False
+    ) -> Created:
+        """A new room, `name` its host. Without `drop_departed` the lobby keeps a departed
+        player's seat whatever the settings say, as a tournament's table must: its entrants
+        come and go between the tournament page and the table (and its settings must stay
+        the ones it asked for). A room made over HTTP frees them (`lobby_drop_seconds`)."""
         name = _clean_name(name)
         try:
             parsed = engine.parse_settings(
@@ -226,6 +239,8 @@ class RoomService:
             )
         except EngineError as exc:
             raise RoomError(exc.code, exc.message, 400) from exc
+        if not drop_departed:
+            parsed = replace(parsed, keep_departed=True)
         while True:
             code = secrets.token_urlsafe(16)
             if await self.store.load(code) is None:
@@ -256,11 +271,23 @@ class RoomService:
         return Created(code, player_id, seat, token)
 
     @retried
-    async def join(self, room: str, name: str) -> Created:
+    async def join(
+        self, room: str, name: str, *, taken: Literal["refuse", "suffix"] = "suffix"
+    ) -> Created:
+        """Seat a new player. A name already seated (compared by `name_key`) is refused with
+        `name_taken` and a free variant (`taken="refuse"`, the HTTP join: the player picks),
+        or replaced by that variant (`"suffix"`: a tournament seats its entrants as named)."""
         name = _clean_name(name)
         await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
+            seated = {name_key(s.name) for s in record.state.seats}
+            free = free_name(name, seated)
+            if free != name and taken == "refuse" and record.state.status == "lobby":
+                raise RoomError(
+                    "name_taken", "that name is taken in this room", 409, {"suggestion": free}
+                )
+            name = free
             player_id = _new_id()
             try:
                 state, events = self._apply(record.state, None, act.Join(name, player_id))
@@ -283,6 +310,11 @@ class RoomService:
             watchers = sum(1 for m in record.members.values() if m.role == "spectator")
             if watchers >= MAX_SPECTATORS:
                 raise RoomError("room_full", "too many spectators", 409)
+            # Unique among seats and spectators, by suffix: a spectator's chat line must not
+            # pass for another's (watching is one click; nobody is asked to pick again).
+            names = {name_key(s.name) for s in record.state.seats}
+            names |= {name_key(m.name) for m in record.members.values() if m.role == "spectator"}
+            name = free_name(name, names)
             token = secrets.token_urlsafe(32)
             spectator_id = "s_" + secrets.token_urlsafe(9)
             record.add_member(token, Member(spectator_id, "spectator", name))
@@ -392,14 +424,21 @@ class RoomService:
                 return Outcome(code="unauthorized", message="the room is gone")
             state, events = self._due_timeouts(room, record.state)
             seat = _own_seat(state, who.member_id) if who.role == "player" else None
-            if seat is None:
+            action = command.action
+            spectating = None
+            if who.role == "spectator" and isinstance(action, act.Chat):
+                # The one command of a spectator: chat, under their name, marked as theirs.
+                spectating = _spectator_name(record, who.member_id)
+                if spectating is not None:
+                    action = act.Chat(action.text, spectator=spectating)
+            if seat is None and spectating is None:
                 outcome = Outcome(code="unauthorized", message="no seat of yours in this room")
             else:
                 known = record.known_ack(who.member_id, command.command_id)
                 if known is not None:
                     outcome = Outcome(version=known)
                 else:
-                    outcome, state, events = self._command(state, events, seat, command)
+                    outcome, state, events = self._command(state, events, seat, command, action)
                     if outcome.refusal is not None and outcome.refusal[0] == (
                         await self._refusal_at(room, who.member_id, command)
                     ):
@@ -411,10 +450,15 @@ class RoomService:
             return outcome
 
     def _command(
-        self, state: State, events: list[Event], seat: int, command: Command
+        self,
+        state: State,
+        events: list[Event],
+        seat: int | None,
+        command: Command,
+        action: act.Action,
     ) -> tuple[Outcome, State, list[Event]]:
         try:
-            after, produced = self._apply(state, seat, command.action)
+            after, produced = self._apply(state, seat, action)
         except EngineError as exc:
             if exc.state is not None:
                 # Refused, yet with consequences (a false UNO catch costs the catcher).
@@ -481,10 +525,16 @@ class RoomService:
             if record is None:
                 return False
             seat = engine.seat_of(record.state, member_id)
-            if seat is None:
-                return False
+            action: act.Action
+            if seat is not None:
+                action = act.SetConnected(seat, connected)
+            else:
+                name = _spectator_name(record, member_id)
+                if name is None:
+                    return False
+                action = act.Watching(member_id, name, connected)
             try:
-                state, events = self._apply(record.state, None, act.SetConnected(seat, connected))
+                state, events = self._apply(record.state, None, action)
             except EngineError:
                 return False
             if events and held is not None and await held(room, member_id):
@@ -659,6 +709,13 @@ def _own_seat(state: State, member_id: str) -> int | None:
     if seat is None or state.seats[seat].left:
         return None
     return seat
+
+
+def _spectator_name(record: RoomRecord, member_id: str) -> str | None:
+    for member in record.members.values():
+        if member.member_id == member_id and member.role == "spectator":
+            return member.name
+    return None
 
 
 def _clean_name(name: str) -> str:

@@ -12,6 +12,7 @@ import orjson
 
 from app.bus.base import Bus
 from app.transport.connection import Connection
+from app.transport.ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +22,7 @@ class _Channel:
     connections: set[Connection] = field(default_factory=set)
     task: asyncio.Task[None] | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    chat: TokenBucket | None = None
 
 
 class Hub:
@@ -58,6 +60,15 @@ class Hub:
                     with contextlib.suppress(asyncio.CancelledError):
                         await channel.task
         return was_current
+
+    def take_chat(self, room: str, rate: float, burst: int) -> bool:
+        """A token of the room's chat bucket (in this process), while it has sockets here."""
+        channel = self._channels.get(room)
+        if channel is None:
+            return True
+        if channel.chat is None:
+            channel.chat = TokenBucket(rate, burst)
+        return channel.chat.take()
 
     def connections(self, room: str) -> list[Connection]:
         channel = self._channels.get(room)

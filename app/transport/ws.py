@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from app.engine.actions import Leave
+from app.engine.actions import Chat, Leave
 from app.engine.errors import ErrorCode
 from app.rooms.commands import Command
 from app.rooms.service import Identity, RoomError, RoomService
@@ -63,14 +64,13 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
             replaced.close(CLOSE_REPLACED)
         conn.start()
         try:
-            if identity.role == "player":
-                await service.set_connected(room, identity.member_id, True)
-            await _serve(websocket, conn, service, config)
+            await service.set_connected(room, identity.member_id, True)
+            await _serve(websocket, conn, service, config, hub)
         except WebSocketDisconnect:
             pass
         finally:
             await conn.stop()
-            if await hub.detach(conn) and identity.role == "player":
+            if await hub.detach(conn):
                 await service.set_connected(room, identity.member_id, False)
 
     return router
@@ -125,6 +125,8 @@ class _Limits:
         self.frames = TokenBucket(config.rate_limit_per_second, config.rate_limit_burst)
         self.errors = TokenBucket(config.error_budget_per_second, config.error_budget_burst)
         self.resumes = TokenBucket(config.resume_per_second, config.resume_burst)
+        self.chat = TokenBucket(config.chat_per_second, config.chat_burst)
+        self.room_chat: Callable[[], bool] = lambda: True
         self.throttled = False  # a `rate_limited` was sent since the last accepted frame
 
     def refuse(self, conn: Connection, frame: ErrorFrame) -> None:
@@ -136,9 +138,14 @@ class _Limits:
 
 
 async def _serve(
-    websocket: WebSocket, conn: Connection, service: RoomService, config: AppSettings
+    websocket: WebSocket, conn: Connection, service: RoomService, config: AppSettings, hub: Hub
 ) -> None:
     limits = _Limits(config)
+
+    def room_chat() -> bool:
+        return hub.take_chat(conn.room, config.room_chat_per_second, config.room_chat_burst)
+
+    limits.room_chat = room_chat
     while not conn.closed and not conn.closing:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
@@ -217,9 +224,14 @@ async def _hello_again(
 async def _command(
     conn: Connection, service: RoomService, command: Command, limits: _Limits
 ) -> None:
-    if conn.identity.role != "player":
+    if conn.identity.role != "player" and not isinstance(command.action, Chat):
         limits.refuse(
             conn, frames.error("unauthorized", "spectators are read-only", command.command_id)
+        )
+        return
+    if isinstance(command.action, Chat) and not (limits.chat.take() and limits.room_chat()):
+        limits.refuse(
+            conn, frames.error("rate_limited", "too many chat messages", command.command_id)
         )
         return
     try:

@@ -42,6 +42,10 @@ def server_settings(**overrides: Any) -> AppSettings:
         "hello_timeout_seconds": 1.0,
         "rate_limit_per_second": 200.0,
         "rate_limit_burst": 400,
+        "chat_per_second": 200.0,
+        "chat_burst": 400,
+        "room_chat_per_second": 1000.0,
+        "room_chat_burst": 2000,
         # Every test creates its rooms from 127.0.0.1.
         "create_rate_per_second": 1000.0,
         "create_rate_burst": 100_000,

@@ -13,6 +13,7 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from app.settings import AppSettings
 from tests.e2e.harness import Harness, running_server, server_settings
 
 
@@ -136,6 +137,60 @@ async def test_staying_over_the_rate_limit_closes_the_socket(strict: Harness) ->
     assert code == 1008
     assert kinds.count("rate_limited") == 1  # one per streak, then silence
     assert kinds.count("pong") <= 110
+
+
+async def test_chat_is_limited_per_socket_and_per_room() -> None:
+    """Chat reaches every socket of the room: one client gets a few lines in a burst, then
+    about one a second, and a crowd of spectators together no more than the room's budget."""
+    production = AppSettings()
+    settings = server_settings(
+        chat_per_second=production.chat_per_second,
+        chat_burst=production.chat_burst,
+        room_chat_per_second=production.room_chat_per_second,
+        room_chat_burst=production.room_chat_burst,
+    )
+    async with running_server(settings) as harness:
+        created = await harness.create_room("Host")
+        room = created["room"]
+        ws = await _socket(harness, room, created["token"])
+        await _frames_until_welcome(ws)
+        replies = await _chat_replies(ws, 12)
+        assert replies.count("ack") == production.chat_burst
+        assert replies.count("rate_limited") == 12 - production.chat_burst
+        await ws.close()
+
+        crowd = []
+        for i in range(12):
+            watcher = await harness.http.post(
+                f"/api/rooms/{room}/spectators", json={"name": f"w{i}"}
+            )
+            # A roomy client queue: each line reaches all twelve, and a full queue would
+            # stall each closing handshake for its timeout.
+            sock = await websockets.connect(f"{harness.ws_base}/ws/rooms/{room}", max_queue=256)
+            hello = {"type": "hello", "token": watcher.json()["token"], "since": None}
+            await sock.send(json.dumps(hello))
+            crowd.append(sock)
+        for sock in crowd:
+            await _frames_until_welcome(sock)
+        acks = 0
+        for sock in crowd:
+            acks += (await _chat_replies(sock, 3)).count("ack")
+        # 36 lines offered, the room's burst (20) plus what refilled meanwhile accepted.
+        assert production.room_chat_burst <= acks < 30, acks
+        for sock in crowd:
+            await sock.close()
+
+
+async def _chat_replies(ws: ClientConnection, count: int) -> list[str]:
+    """Send `count` chat lines at once; the ack or error code answering each."""
+    for i in range(count):
+        await ws.send(json.dumps({"type": "chat", "id": f"c{i}", "text": "hello"}))
+    replies: dict[str, str] = {}
+    while len(replies) < count:
+        frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        if frame["type"] in ("ack", "error") and str(frame.get("id", "")).startswith("c"):
+            replies[frame["id"]] = frame.get("code") or frame["type"]
+    return list(replies.values())
 
 
 async def test_a_hello_flood_under_the_rate_is_closed() -> None:

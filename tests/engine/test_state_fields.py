@@ -15,7 +15,7 @@ from app.engine.state import _FIELDS, State
 
 SOURCE = Path(__file__).resolve().parents[2] / "app" / "engine" / "state.py"
 NOT_SERIALISED = {"deck"}  # rebuilt from the settings and the pairing
-SERIALISED_EXTRA = {"hooks_allowed"}  # a settings flag kept beside them
+SERIALISED_EXTRA = {"hooks_allowed", "keep_departed"}  # settings flags kept beside them
 
 
 def _state_class() -> ast.ClassDef:

@@ -24,9 +24,8 @@ class SlowSocket:
     """Sends wait at a gate, as to a client whose buffers are full (no direct send path in
     its scope: every frame takes the ASGI send)."""
 
-    scope: dict[str, Any] = {"type": "websocket", "extensions": {}}
-
     def __init__(self) -> None:
+        self.scope: dict[str, Any] = {"type": "websocket", "extensions": {}}
         self.sent: list[dict[str, Any]] = []
         self.gate = asyncio.Event()
         self.gate.set()

@@ -88,7 +88,7 @@ async def test_refusals_change_nothing_and_spectators_cannot_act() -> None:
     assert refused.code == "not_host"
     watcher_id, _token = await service.spectate(room, "Eve")
     watcher = Identity(watcher_id, "spectator", None)
-    assert (await service.submit(room, watcher, _cmd("chat", act.Chat("hi"), "y"))).code == (
+    assert (await service.submit(room, watcher, _cmd("start", act.Start(), "y"))).code == (
         "unauthorized"
     )
     assert record.version == version
