@@ -277,6 +277,13 @@ class _History:
         commits = self._commits
         if not commits or commits[0].first > version + 1:
             return None
+        # The common reader is a socket one commit behind (every socket of the room, on each
+        # commit): look at the newest end first; indexing a deque walks its blocks.
+        newest = commits[-1]
+        if newest.last <= version:
+            return []
+        if newest.first == version + 1:
+            return [newest]
         # Binary search on the commits' first versions (they grow by the commit's size).
         lo, hi = 0, len(commits)
         while lo < hi:

@@ -232,11 +232,11 @@ class Connection:
             # reconnects and resumes instead of waiting on a silent socket.
             await self._close_socket(1011, "")
 
-    async def _send(self, text: str) -> None:
+    async def _send(self, data: bytes) -> None:
         if self._send_now is not None:
-            self._pending.append(text.encode())
+            self._pending.append(data)
             return
-        await self._send_by_asgi(text)
+        await self._send_by_asgi(data)
 
     async def _flush(self) -> None:
         if not self._pending:
@@ -246,13 +246,13 @@ class Connection:
         if self._send_now(pending):
             return
         for payload in pending:  # the socket cannot take them now: wait, bounded
-            await self._send_by_asgi(payload.decode())
+            await self._send_by_asgi(payload)
 
-    async def _send_by_asgi(self, text: str) -> None:
+    async def _send_by_asgi(self, data: bytes) -> None:
         # A client that does not read blocks the send once the buffers are full: bounded.
         # (asyncio.timeout, not wait_for: no task per send on the hot path.)
         async with asyncio.timeout(self._send_timeout):
-            await self.websocket.send_text(text)
+            await self.websocket.send_text(data.decode())
 
     async def _close_socket(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
@@ -274,7 +274,7 @@ class Connection:
                 frame = frames.merged_frame(replay, state, seat, self.service.clock(), since)
                 # A resume from far back is answered by the welcome alone: a replay is
                 # bounded, so a small `hello` cannot draw a large answer.
-                if len(frame.encode()) <= self._resume_max_bytes:
+                if len(frame) <= self._resume_max_bytes:
                     await self._send(frame)
         await self._welcome(state)
 
@@ -297,11 +297,11 @@ class Connection:
             seat = self._seat(commit.state)
             if behind:
                 events: list[Event] = [e for c in (*behind, commit) for e in c.events]
-                text = frames.merged_frame(events, commit.state, seat, now, self.version)
+                frame = frames.merged_frame(events, commit.state, seat, now, self.version)
                 behind = []
             else:
-                text = frames.commit_frames(commit, now).for_seat(seat)
-            await self._send(text)
+                frame = frames.commit_frames(commit, now).for_seat(seat)
+            await self._send(frame)
             self.version = commit.last
         if behind:
             # The newest commits read lost their states while this socket was sending (more

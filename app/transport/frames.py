@@ -72,11 +72,12 @@ class PongFrame(TypedDict, total=False):
 ServerFrame = WelcomeFrame | EventsFrame | AckFrame | ErrorFrame | PongFrame
 
 
-def encode(frame: ServerFrame) -> str:
-    return orjson.dumps(frame).decode()
+def encode(frame: ServerFrame) -> bytes:
+    """UTF-8 JSON, written to the socket as it is (a text message)."""
+    return orjson.dumps(frame)
 
 
-def ack(command_id: str, version: int) -> str:
+def ack(command_id: str, version: int) -> bytes:
     return encode(AckFrame(type="ack", id=command_id, version=version))
 
 
@@ -108,17 +109,17 @@ class CommitFrames:
         self._events = events
         self._state = state
         self._now = now
-        self._by_seat: dict[int | None, str] = {}
+        self._by_seat: dict[int | None, bytes] = {}
         self._public: dict[str, Any] | None = None
         self._public_events: list[orjson.Fragment] | None = None
 
-    def for_seat(self, seat: int | None) -> str:
+    def for_seat(self, seat: int | None) -> bytes:
         frame = self._by_seat.get(seat)
         if frame is None:
             frame = self._by_seat[seat] = self._build(seat)
         return frame
 
-    def _build(self, seat: int | None) -> str:
+    def _build(self, seat: int | None) -> bytes:
         state = self._state
         if self._public is None:
             public = public_view(state, self._now)
@@ -156,7 +157,7 @@ def commit_frames(commit: Commit, now: int) -> CommitFrames:
 
 def merged_frame(
     events: Sequence[Event], state: State, seat: int | None, now: int, after: int
-) -> str:
+) -> bytes:
     """One frame for several commits (a client far behind, or a resume): the events after
     `after`, and the view of `state`, the end of the last of them."""
     items = [redacted(e, seat) for e in events if e.version > after]
@@ -166,7 +167,7 @@ def merged_frame(
     return encode(EventsFrame(type="events", version=state.version, events=items, view=view))
 
 
-def welcome(state: State, seat: int | None, you: You, now: int, recent: Sequence[Event]) -> str:
+def welcome(state: State, seat: int | None, you: You, now: int, recent: Sequence[Event]) -> bytes:
     """`recent`: the events the history holds (or at least the last `LOG_SIZE`)."""
     view = engine.view(state, seat, now)
     held = [e for e in recent if e.version <= state.version]

@@ -102,7 +102,7 @@ async def _handshake(
     try:
         identity = await service.identify(room, frame.token)
     except RoomError as exc:  # the room may exist, but the database cannot say now
-        await websocket.send_text(frames.encode(frames.error(exc.code, exc.message)))
+        await websocket.send_text(frames.encode(frames.error(exc.code, exc.message)).decode())
         await websocket.close(code=CLOSE_TRY_AGAIN)
         return None
     if identity is None:
@@ -112,7 +112,7 @@ async def _handshake(
 
 
 async def _refuse(websocket: WebSocket, code: ErrorCode, message: str) -> None:
-    await websocket.send_text(frames.encode(frames.error(code, message)))
+    await websocket.send_text(frames.encode(frames.error(code, message)).decode())
     await websocket.close(code=CLOSE_UNAUTHORIZED)
 
 
