@@ -62,7 +62,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     service = RoomService(config, store, bus, recorder)
     if cluster is not None:
         cluster.serve(service)
-    hub = Hub(bus)
+    hub = Hub(bus, history=service.commits_since, clock=service.clock)
     service.has_sockets = lambda room: bool(hub.connections(room))
     cups = TournamentService(service, MemoryTournamentStore())
 

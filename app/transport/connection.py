@@ -101,6 +101,7 @@ class Connection:
         extensions = websocket.scope.get("extensions") or {}
         self._send_now: SendNow | None = extensions.get(SEND_NOW_EXTENSION)
         self._pending: list[bytes] = []  # frames to write at the end of a burst (send_now)
+        self._idle = False  # the sender waits with nothing queued, pending or half-sent
         self._resume_max_bytes = config.resume_max_bytes
         self.version = -1  # the last version this client has received
         self.closed = False
@@ -117,6 +118,25 @@ class Connection:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
+
+    def deliver(self, commit: Commit, now: int) -> bool:
+        """Send `commit`'s frame now, from the caller's task (the hub's, once per commit for
+        every socket of the room), if this socket is idle and right before the commit: no
+        queue item, no wake-up of this socket's task. False: use `notify`."""
+        if (
+            not self._idle
+            or self.closed
+            or self.closing
+            or self._send_now is None
+            or commit.state is None
+            or commit.first != self.version + 1
+        ):
+            return False
+        frame = frames.commit_frames(commit, now).for_seat(self._seat(commit.state))
+        if not self._send_now([frame]):
+            return False
+        self.version = commit.last
+        return True
 
     def notify(self, version: int) -> None:
         if version > self.version and not self._catch_up_queued:
@@ -189,8 +209,14 @@ class Connection:
                 if not self._items:
                     await self._flush()
                     burst = 0
+                    if self._items:  # queued while the flush waited
+                        continue
                     self._ready.clear()
-                    await self._ready.wait()
+                    self._idle = True
+                    try:
+                        await self._ready.wait()
+                    finally:
+                        self._idle = False
                     continue
                 if burst >= BURST_ITEMS:
                     # A backlog (a client sending many `hello`s, say) is worked off a few

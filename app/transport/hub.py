@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import orjson
 
 from app.bus.base import Bus
+from app.store.rooms import Commit
 from app.transport.connection import Connection
 from app.transport.ratelimit import TokenBucket
 
@@ -25,9 +27,23 @@ class _Channel:
     chat: TokenBucket | None = None
 
 
+# The newest commits of a room after a version (RoomService.commits_since).
+History = Callable[[str, int], Awaitable[list[Commit] | None]]
+
+
 class Hub:
-    def __init__(self, bus: Bus) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        history: History | None = None,
+        clock: Callable[[], int] | None = None,
+    ) -> None:
+        """With `history` and `clock`, a commit's frames go out from the hub's task to every
+        socket that is idle and right before it (one history read per commit, no task
+        switch per socket); the others, and without them every socket, are notified."""
         self.bus = bus
+        self._history = history
+        self._clock = clock
         self._channels: dict[str, _Channel] = {}
         self._current: dict[tuple[str, str], Connection] = {}
 
@@ -60,6 +76,18 @@ class Hub:
                     with contextlib.suppress(asyncio.CancelledError):
                         await channel.task
         return was_current
+
+    async def _newest(self, room: str, version: int) -> Commit | None:
+        """The commit ending at `version`, if it is still the newest and holds its state."""
+        if self._history is None:
+            return None
+        try:
+            commits = await self._history(room, version - 1)
+        except Exception:  # the sockets' own tasks read (and report) the history then
+            return None
+        if not commits or commits[-1].last != version:
+            return None
+        return commits[-1]
 
     def take_chat(self, room: str, rate: float, burst: int) -> bool:
         """A token of the room's chat bucket (in this process), while it has sockets here."""
@@ -94,7 +122,11 @@ class Hub:
                     except (ValueError, KeyError, TypeError):
                         log.warning("ignored a malformed bus message")
                         continue
-                    for conn in list(channel.connections):
-                        conn.notify(version)
+                    conns = list(channel.connections)
+                    commit = await self._newest(room, version) if len(conns) else None
+                    now = self._clock() if commit is not None and self._clock else 0
+                    for conn in conns:
+                        if commit is None or not conn.deliver(commit, now):
+                            conn.notify(version)
         finally:
             channel.ready.set()
