@@ -136,6 +136,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         PYTHONPATH=ROOT,
         CREATE_RATE_BURST="100000",
         PORT=str(port),
+        # Only to write the resume target's history quickly (200 lines); the victims chat
+        # within the default limits and the attackers do not chat.
+        CHAT_PER_SECOND="1000",
+        CHAT_BURST="1000",
+        ROOM_CHAT_PER_SECOND="1000",
+        ROOM_CHAT_BURST="1000",
     )
     # Started as `make run` starts it (app/server.py's limits and WebSocket protocol).
     server = subprocess.Popen(
