@@ -16,7 +16,7 @@ from app.engine import actions as act
 from app.engine.legal import legal_actions
 from app.engine.rng import Rng
 from app.engine.state import State
-from app.engine.view import view
+from app.engine.view import View, view
 
 CHALLENGE_PROBABILITY = 0.3
 _ACTION_KINDS = frozenset({"skip", "reverse", "draw2", "draw1", "draw5", "flip", "skip_everyone"})
@@ -71,11 +71,11 @@ def bot_action(state: State, seat: int, rng: Rng) -> act.Action | None:
     return None
 
 
-def _hand(seen: dict[str, Any]) -> dict[int, dict[str, Any]]:
+def _hand(seen: View) -> dict[int, dict[str, Any]]:
     """Own cards by id, as faces (Flip sends {"id", "face"})."""
-    you = seen.get("you") or {}
+    you = seen.get("you")
     out: dict[int, dict[str, Any]] = {}
-    for card in you.get("hand") or []:
+    for card in you["hand"] if you is not None else []:
         out[card["id"]] = card.get("face", card)
     return out
 
@@ -107,7 +107,7 @@ def _card_value(face: dict[str, Any], hand_size: int, all_wild: bool) -> float:
 def _best_play(
     plays: list[act.Play],
     hand: dict[int, dict[str, Any]],
-    seen: dict[str, Any],
+    seen: View,
     seat: int,
     rng: Rng,
 ) -> act.Play:
@@ -146,15 +146,15 @@ def _best_play(
 
 
 def _smallest_opponent(
-    seen: dict[str, Any], seat: int, allowed: set[int | None] | None = None
+    seen: View, seat: int, allowed: set[int | None] | None = None
 ) -> tuple[int, int]:
     """The opponent with the fewest cards (seat, count): the one to slow down."""
     best = (seat, 10**6)
     for entry in seen.get("seats", []):
-        s = entry.get("seat")
+        s = entry["seat"]
         if s == seat or (allowed is not None and s not in allowed):
             continue
-        count = entry.get("hand_count") or 0
+        count = entry["hand_count"]
         if count < best[1]:
             best = (s, count)
     return best

@@ -18,7 +18,7 @@ from app import engine
 from app.engine.errors import ErrorCode
 from app.engine.events import Event
 from app.engine.state import State
-from app.engine.view import flip_in_round, public_view, seats_view, you_view
+from app.engine.view import View, flip_in_round, public_view, seats_view, you_view
 from app.store.rooms import Commit
 
 Role = Literal["player", "spectator"]
@@ -40,14 +40,15 @@ class WelcomeFrame(TypedDict):
     type: Literal["welcome"]
     you: You
     version: int
-    view: dict[str, Any]
+    view: View
 
 
 class EventsFrame(TypedDict):
     type: Literal["events"]
     version: int
     events: list[Any]  # event objects, or their pre-encoded fragments
-    view: dict[str, Any]
+    # The view; a commit's frames share its public parts as pre-encoded fragments.
+    view: View | dict[str, Any]
 
 
 class AckFrame(TypedDict):
@@ -122,7 +123,7 @@ class CommitFrames:
     def _build(self, seat: int | None) -> bytes:
         state = self._state
         if self._public is None:
-            public = public_view(state, self._now)
+            public: dict[str, Any] = dict(public_view(state, self._now))
             for key in ("settings", "seats", "state"):
                 public[key] = orjson.Fragment(orjson.dumps(public[key]))
             self._public = public
