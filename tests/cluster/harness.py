@@ -336,6 +336,11 @@ def leaks(players: Sequence[Player]) -> list[str]:
             if frame["view"].get("status") != "playing":
                 continue  # the lobby, or the round's end, which shows every hand to everyone
             events = [LeakAuditor._checked_event(e, p.seat) for e in frame.get("events", [])]
+            # A frame that replays a round's end and the next deal: the ended round's events
+            # name cards of its own hands (revealed by its end), which the new deal reuses.
+            ends = [i for i, e in enumerate(events) if e.get("kind") == "round_ended"]
+            if ends:
+                events = events[ends[-1] + 1 :]
             named = card_ids(events) | card_ids(frame["view"])
             for q in table:
                 held = q.hands.get(version, frozenset()) if q.seat != p.seat else frozenset()

@@ -41,6 +41,42 @@ def test_the_round_end_reveal_is_not_a_leak() -> None:
     assert leaks(_table({"discard": [_card(2)], "status": "round_over"})) == []
 
 
+def _replay(cards_before_the_end: list[int], cards_after: list[int]) -> str:
+    """A resume's frame: a play, the round's end, the next deal, a play, in one frame."""
+
+    def played(version: int, cards: list[int]) -> dict[str, Any]:
+        return {"version": version, "kind": "card_played", "seat": 0, "card": _card(cards[0])}
+
+    events = [
+        played(3, cards_before_the_end),
+        {"version": 4, "kind": "round_ended", "hands": [[], [_card(2)]]},
+        {"version": 5, "kind": "round_started", "hand": [_card(3)]},
+    ]
+    if cards_after:
+        events.append(played(6, cards_after))
+    version = events[-1]["version"]
+    view = {"version": version, "status": "playing", "you": {"seat": 1, "hand": [_card(3)]}}
+    return json.dumps({"type": "events", "version": version, "events": events, "view": view})
+
+
+def _replayed(frame: str, version: int) -> list[Player]:
+    host, guest = Player("R", "tok-host", seat=0), Player("R", "tok-guest", seat=1)
+    del CREATED[-2:]
+    host.hands[version] = frozenset({1, 2})  # the new deal gave seat 0 ids of the old reveal
+    guest.hands[version] = frozenset({3})
+    guest.frames.append(frame)
+    return [host, guest]
+
+
+def test_a_replayed_round_end_is_not_a_leak_of_the_next_deal() -> None:
+    assert leaks(_replayed(_replay([9], []), 5)) == []
+
+
+def test_a_card_named_after_the_replayed_round_end_is_still_checked() -> None:
+    problems = leaks(_replayed(_replay([9], [1]), 6))
+    assert problems == ["seat 1 was sent 1 card(s) of seat 0 at version 6"]
+
+
 def test_tokens_and_secret_keys_are_found() -> None:
     problems = leaks(_table({"note": "tok-host-secret", "draw_pile": []}))
     assert "a token in a welcome frame" in problems
