@@ -342,6 +342,9 @@ def leaks(players: Sequence[Player]) -> list[str]:
             if ends:
                 events = events[ends[-1] + 1 :]
             named = card_ids(events) | card_ids(frame["view"])
+            # Cards this seat was shown as its own within the frame may have moved to another
+            # hand by its end (a Shuffle Hands wild, a seven swap): knowing them is no leak.
+            named -= _own_cards(p, events, version)
             for q in table:
                 held = q.hands.get(version, frozenset()) if q.seat != p.seat else frozenset()
                 if named & held:
@@ -350,6 +353,22 @@ def leaks(players: Sequence[Player]) -> list[str]:
                         f" at version {version}"
                     )
     return problems
+
+
+def _own_cards(p: Player, events: list[Any], version: int) -> set[int]:
+    """Cards `p` held as its own during a frame ending at `version`: its hand before the
+    frame, dealt or shuffled to it and drawn by it in the frame's events."""
+    if p.seat is None:
+        return set()
+    first = events[0]["version"] if events else version
+    before = [v for v in p.hands if v < first]
+    own = set(p.hands[max(before)]) if before else set()
+    for event in events:
+        if event.get("kind") in ("round_started", "hands_shuffled"):
+            own |= card_ids(event.get("hand", []))
+        elif event.get("kind") == "card_drawn" and event.get("seat") == p.seat:
+            own |= card_ids(event.get("cards", []))
+    return own
 
 
 class PrivateRedis:

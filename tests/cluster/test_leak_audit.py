@@ -77,6 +77,25 @@ def test_a_card_named_after_the_replayed_round_end_is_still_checked() -> None:
     assert problems == ["seat 1 was sent 1 card(s) of seat 0 at version 6"]
 
 
+def test_cards_of_its_own_shuffled_to_another_seat_are_not_a_leak() -> None:
+    # Seat 1 was dealt card 1 at version 3; a Shuffle Hands at 4 gave it to seat 0.
+    events = [
+        {"version": 3, "kind": "round_started", "hand": [_card(1), _card(3)]},
+        {"version": 4, "kind": "hands_shuffled", "seat": 0, "hand": [_card(3)]},
+    ]
+    view = {"version": 4, "status": "playing", "you": {"seat": 1, "hand": [_card(3)]}}
+    frame = json.dumps({"type": "events", "version": 4, "events": events, "view": view})
+    table = _replayed(frame, 4)
+    table[0].hands[4] = frozenset({1, 2})
+    assert leaks(table) == []
+    # Another seat's card named in the same frame is still found.
+    events.append({"version": 5, "kind": "card_played", "seat": 1, "card": _card(2)})
+    view["version"] = 5
+    frame = json.dumps({"type": "events", "version": 5, "events": events, "view": view})
+    table = _replayed(frame, 5)
+    assert leaks(table) == ["seat 1 was sent 1 card(s) of seat 0 at version 5"]
+
+
 def test_tokens_and_secret_keys_are_found() -> None:
     problems = leaks(_table({"note": "tok-host-secret", "draw_pile": []}))
     assert "a token in a welcome frame" in problems

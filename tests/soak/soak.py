@@ -31,7 +31,8 @@ Checked (each failure is a violation; the exit code is 1 when there is any):
 - per room: clients that saw the same version saw the same event kind; a round seen ended
   twice with different points is duplicated; a round seen ended and not in the database
   (or stored with other points) is lost; every match seen ended is `finished` in the database;
-- every room's match finished before the deadline.
+- every match started finished before the deadline (a room whose match ends before the faults
+  are through plays another: the faults always land on rooms at play).
 
     .venv/bin/python tests/soak/soak.py [--mode both] [--rooms 50] [--target 500] ...
 
@@ -121,9 +122,11 @@ class Report:
     violations: list[str] = field(default_factory=list)
     lost_rounds: list[str] = field(default_factory=list)
     duplicated_rounds: list[str] = field(default_factory=list)
-    matches_finished: int = 0
+    matches_started: int = 0
+    matches_finished: int = 0  # seen over by the clients
     matches_finished_stored: int = 0
     faults: list[str] = field(default_factory=list)
+    match_seconds: tuple[float, float] = (0.0, 0.0)  # first and last match over, into the run
     seconds: float = 0.0
 
     @property
@@ -133,8 +136,9 @@ class Report:
             or self.violations
             or self.lost_rounds
             or self.duplicated_rounds
-            or self.matches_finished < self.rooms
-            or self.matches_finished_stored < self.rooms
+            or self.matches_started < self.rooms
+            or self.matches_finished < self.matches_started
+            or self.matches_finished_stored < self.matches_started
         )
 
     def lines(self) -> list[str]:
@@ -149,12 +153,15 @@ class Report:
             f"reconnects: {self.reconnects}",
             f"  frames audited: {self.frames_audited}",
             f"  faults: {'; '.join(self.faults) or 'none'}",
+            f"  matches over between t={self.match_seconds[0]:.0f}s and "
+            f"t={self.match_seconds[1]:.0f}s",
             f"  violations: {len(self.violations)}",
             f"  leaks: {len(self.leaks)}",
             f"  lost rounds: {len(self.lost_rounds)}, duplicated rounds: "
             f"{len(self.duplicated_rounds)}",
-            f"  matches finished: {self.matches_finished}/{self.rooms} seen by clients, "
-            f"{self.matches_finished_stored}/{self.rooms} finished in the database",
+            f"  matches finished: {self.matches_finished}/{self.matches_started} seen by "
+            f"clients, {self.matches_finished_stored}/{self.matches_started} finished in the "
+            "database",
         ]
         for name, items in (
             ("violation", self.violations),
@@ -188,7 +195,9 @@ class SoakPlayer(Player):
         welcomed = asyncio.Event()
         self._reader = asyncio.create_task(self._read(welcomed))
         waiter = asyncio.create_task(welcomed.wait())
-        await asyncio.wait({waiter, self._reader}, timeout=REPLY_TIMEOUT_S, return_when="FIRST_COMPLETED")
+        await asyncio.wait(
+            {waiter, self._reader}, timeout=REPLY_TIMEOUT_S, return_when="FIRST_COMPLETED"
+        )
         waiter.cancel()
         if not welcomed.is_set():
             code = self.ws.close_code
@@ -209,6 +218,7 @@ class Room:
     code: str
     seats: list[Seat]
     finished: bool = False
+    finished_at: float = 0.0  # seconds into the run
 
     @property
     def players(self) -> list[SoakPlayer]:
@@ -216,6 +226,12 @@ class Room:
 
     def version(self) -> int:
         return max(p.version for p in self.players)
+
+    def match_ended_a_round(self) -> bool:
+        """Whether the match the room is in has ended a round (as its clients saw it)."""
+        newest = max(self.players, key=lambda p: p.version)
+        match_id = (newest.view or {}).get("match_id")
+        return any(m == match_id for m, _ in self.rounds_ended())
 
     def rounds_ended(self) -> set[tuple[str, int]]:
         """(match id, round) of every round end any of its clients saw."""
@@ -265,9 +281,7 @@ class Servers:
             env.update(REDIS_URL=self.redis.url, REDIS_PREFIX=f"s{uuid.uuid4().hex[:8]}")
             count = 2
         self.env = env
-        self.processes = [
-            _start(free_port(), self.workdir / f"p{i}", env) for i in range(count)
-        ]
+        self.processes = [_start(free_port(), self.workdir / f"p{i}", env) for i in range(count)]
         await asyncio.gather(*(_healthy(p) for p in self.processes))
         self.up.set()
 
@@ -333,6 +347,7 @@ class Soak:
         self.rooms: list[Room] = []
         self.deadline = time.monotonic() + options.max_seconds
         self.started = time.monotonic()
+        self.killed = False
         self.faults_done = False
 
     def violation(self, text: str) -> None:
@@ -393,7 +408,12 @@ class Soak:
                 if exc.code == 4401:
                     self.violation(f"room {player.room[:6]} seat {seat.seat}: token refused")
                     raise
-            except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.ConnectionClosed):
+            except (
+                OSError,
+                TimeoutError,
+                websockets.InvalidHandshake,
+                websockets.ConnectionClosed,
+            ):
                 pass
             else:
                 self.report.reconnects += 1
@@ -415,20 +435,22 @@ class Soak:
                 await self.reconnect(seat)
                 acted_at = -1
             view = player.view or {}
-            if view.get("status") == "match_over":
-                room.finished = True
-                break
             move = scripted_move(view) if seat.seat is not None else None
+            if view.get("status") == "match_over":
+                if self.faults_done:
+                    if not room.finished:
+                        room.finished, room.finished_at = True, time.monotonic() - self.started
+                    break
+                # Another match until every fault is through; not before the kill, which
+                # must find every room's match past a round end.
+                if seat.host and self.killed and dealt_at != player.version:
+                    dealt_at = player.version
+                    move = ("start", {})
             if view.get("status") == "round_over" and seat.host and dealt_at != player.version:
                 dealt_at = player.version
                 move = ("start", {})
             if move is None or acted_at == player.version:
-                version = player.version
-                with contextlib.suppress(TimeoutError):
-                    await player.until(
-                        lambda: player.version != version or not player.connected or room.finished,
-                        timeout=1.0,
-                    )
+                await self.changed(player, room)
                 continue
             kind, fields = move
             acted_at = player.version
@@ -444,6 +466,16 @@ class Soak:
             if reply["type"] == "error":
                 await asyncio.sleep(0.1)  # a race with another move or a timer: look again
                 acted_at = -1 if player.version == acted_at else acted_at
+
+    @staticmethod
+    async def changed(player: SoakPlayer, room: Room) -> None:
+        """Until the player's version moves, its socket closes or the room is done (1 s)."""
+        version = player.version
+        with contextlib.suppress(TimeoutError):
+            await player.until(
+                lambda: player.version != version or not player.connected or room.finished,
+                timeout=1.0,
+            )
 
     async def chaos(self, room: Room, rng: random.Random) -> None:
         """Drops the room's clients now and then: a clean close or a cut connection."""
@@ -464,10 +496,10 @@ class Soak:
     # --- faults ------------------------------------------------------------------------
 
     async def every_room_ended_a_round(self) -> None:
-        """The kill waits for this: a room restores from its latest round end, so one still
-        in its first round would be lost (as documented), not a finding."""
+        """The kill waits for this: a room restores from its latest round end, so a match
+        still in its first round would be lost (as documented), not a finding."""
         while time.monotonic() < self.deadline:
-            if all(r.finished or r.rounds_ended() for r in self.rooms):
+            if all(r.match_ended_a_round() for r in self.rooms):
                 return
             await asyncio.sleep(0.2)
 
@@ -479,6 +511,7 @@ class Soak:
         if time.monotonic() >= self.deadline:
             return
         took = await self.servers.kill_and_restart()
+        self.killed = True
         which = "the server" if self.options.mode == "embedded" else "process 1 of 2"
         self.report.faults.append(f"SIGKILL of {which} at {self.at()}, back in {took:.1f} s")
         if self.servers.proxy is not None:
@@ -508,8 +541,11 @@ class Soak:
 
         self.rooms = list(await asyncio.gather(*(made(i) for i in range(self.options.rooms))))
         self.report.rooms = len(self.rooms)
+        self.started = time.monotonic()
         tasks = [
-            asyncio.create_task(self.drive(room, seat)) for room in self.rooms for seat in room.seats
+            asyncio.create_task(self.drive(room, seat))
+            for room in self.rooms
+            for seat in room.seats
         ]
         tasks += [asyncio.create_task(self.chaos(room, rng)) for room in self.rooms]
         faults = asyncio.create_task(self.faults())
@@ -518,6 +554,8 @@ class Soak:
         faults.cancel()
         watchdog.cancel()
         await asyncio.gather(faults, watchdog, return_exceptions=True)
+        ends = [r.finished_at for r in self.rooms if r.finished]
+        self.report.match_seconds = (min(ends, default=0.0), max(ends, default=0.0))
         if not self.faults_done:
             self.violation("not every fault was injected: the matches ended first (raise --target)")
         for result in results:
@@ -572,7 +610,24 @@ def audit_versions(player: SoakPlayer, where: str) -> list[str]:
     return problems
 
 
-async def stored_rounds(url: str, match_ids: set[str]) -> tuple[dict[tuple[str, int], list[int]], Counter[str], set[str]]:
+def signature(event: dict[str, Any]) -> tuple[Any, ...]:
+    """What every member is told alike of an event (a drawn card or a dealt hand is the
+    recipient's own): two clients given different signatures at one version saw two
+    histories."""
+    card = event.get("card") if event["kind"] == "card_played" else None
+    return (
+        event["kind"],
+        event.get("seat"),
+        card.get("id") if isinstance(card, dict) else None,
+        event.get("round"),
+        event.get("winner"),
+        tuple(event.get("points") or ()),
+    )
+
+
+async def stored_rounds(
+    url: str, match_ids: set[str]
+) -> tuple[dict[tuple[str, int], list[int]], Counter[str], set[str]]:
     """Per (match, round) the per-seat points in the database, the rows per round key, and the
     matches whose status is finished."""
     engine = create_async_engine(url)
@@ -581,7 +636,9 @@ async def stored_rounds(url: str, match_ids: set[str]) -> tuple[dict[tuple[str, 
     try:
         async with engine.connect() as conn:
             result = await conn.execute(
-                select(RoundPlayer.match_id, RoundPlayer.number, RoundPlayer.seat, RoundPlayer.points)
+                select(
+                    RoundPlayer.match_id, RoundPlayer.number, RoundPlayer.seat, RoundPlayer.points
+                )
                 .where(RoundPlayer.match_id.in_(match_ids))
                 .order_by(RoundPlayer.match_id, RoundPlayer.number, RoundPlayer.seat)
             )
@@ -610,16 +667,18 @@ async def audit(soak: Soak, servers: Servers) -> None:
     report.leaks = leaks(players)
     seen: dict[tuple[str, int], list[int]] = {}
     finished_seen: set[str] = set()
+    started: set[str] = set()
     for room in soak.rooms:
-        kinds: dict[int, str] = {}
+        public: dict[int, tuple[Any, ...]] = {}
         for seat in room.seats:
             p = seat.player
             report.violations += audit_versions(p, f"room {room.code[:6]} seat {seat.seat}")
             for version, event in p.history.items():
-                known = kinds.setdefault(version, event["kind"])
-                if known != event["kind"]:
+                known = public.setdefault(version, signature(event))
+                if known != signature(event):
                     report.violations.append(
-                        f"room {room.code[:6]}: version {version} was {known} and {event['kind']}"
+                        f"room {room.code[:6]}: version {version} was {known} for one client"
+                        f" and {signature(event)} for another"
                     )
                 if event["kind"] == "round_ended":
                     key = (event["match_id"], event["round"])
@@ -630,25 +689,25 @@ async def audit(soak: Soak, servers: Servers) -> None:
                         )
                 if event["kind"] == "match_ended":
                     finished_seen.add(event["match_id"])
-        if room.finished:
-            report.matches_finished += 1
-            # A match whose last round ended while its clients were away shows as over in
-            # the welcome only: its id is the view's.
-            for p in room.players:
-                if p.view and p.view.get("status") == "match_over":
-                    finished_seen.add(p.view["match_id"])
+                if event["kind"] == "round_started":
+                    started.add(event["match_id"])
+        # A match whose last round ended while its clients were away shows as over in the
+        # welcome only: its id is the view's.
+        for p in room.players:
+            if p.view and p.view.get("status") == "match_over":
+                finished_seen.add(p.view["match_id"])
     report.rounds_seen = len(seen)
-    match_ids = {key[0] for key in seen} | finished_seen
+    match_ids = {key[0] for key in seen} | finished_seen | started
     stored: dict[tuple[str, int], list[int]] = {}
     finished_stored: set[str] = set()
-    async with asyncio.timeout(30):  # the recorders deliver their outboxes
-        while True:
-            stored, rows, finished_stored = await stored_rounds(servers.database_url, match_ids)
-            if set(seen) <= set(stored) and finished_seen <= finished_stored:
-                break
-            if not servers.alive():
-                break
-            await asyncio.sleep(0.5)
+    deadline = time.monotonic() + 30  # the recorders deliver their outboxes meanwhile
+    while True:
+        stored, rows, finished_stored = await stored_rounds(servers.database_url, match_ids)
+        if set(seen) <= set(stored) and finished_seen | started <= finished_stored:
+            break
+        if time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.5)
     for name, count in rows.items():
         if count > 1:
             report.duplicated_rounds.append(f"{name} stored {count} times")
@@ -661,7 +720,9 @@ async def audit(soak: Soak, servers: Servers) -> None:
             report.lost_rounds.append(
                 f"{key[0][:6]} round {key[1]}: seen {points}, stored {stored[key]}"
             )
-    report.matches_finished_stored = len(finished_stored & finished_seen)
+    report.matches_started = len(started)
+    report.matches_finished = len(started & finished_seen)
+    report.matches_finished_stored = len(started & finished_stored)
     missing = finished_seen - finished_stored
     report.violations += [f"match {m[:6]} over but not finished in the database" for m in missing]
 
@@ -701,7 +762,8 @@ def main(argv: list[str] | None = None) -> int:
     ).stdout.strip()
     print(
         f"soak {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, "
-        f"{platform.machine()} {os.cpu_count()} CPUs, PostgreSQL {POSTGRES_ADMIN.rsplit('@', 1)[-1]}",
+        f"{platform.machine()} {os.cpu_count()} CPUs, "
+        f"PostgreSQL {POSTGRES_ADMIN.rsplit('@', 1)[-1]}",
         flush=True,
     )
     failed = False
