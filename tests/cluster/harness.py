@@ -9,6 +9,7 @@ auth): unreachable means a skip locally, a failure when CI=true.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import json
 import os
@@ -321,6 +322,7 @@ def leaks(players: Sequence[Player]) -> list[str]:
     tokens = {p.token for p in players}
     for p in players:
         table = [q for q in players if q.room == p.room and q.seat is not None]
+        shown = sorted(p.hands)  # the versions at which p was shown its hand
         for raw in p.frames:
             frame = json.loads(raw)
             kind, version = frame.get("type"), frame.get("version")
@@ -344,7 +346,7 @@ def leaks(players: Sequence[Player]) -> list[str]:
             named = card_ids(events) | card_ids(frame["view"])
             # Cards this seat was shown as its own within the frame may have moved to another
             # hand by its end (a Shuffle Hands wild, a seven swap): knowing them is no leak.
-            named -= _own_cards(p, events, version)
+            named -= _own_cards(p, shown, events, version)
             for q in table:
                 held = q.hands.get(version, frozenset()) if q.seat != p.seat else frozenset()
                 if named & held:
@@ -355,14 +357,14 @@ def leaks(players: Sequence[Player]) -> list[str]:
     return problems
 
 
-def _own_cards(p: Player, events: list[Any], version: int) -> set[int]:
+def _own_cards(p: Player, shown: list[int], events: list[Any], version: int) -> set[int]:
     """Cards `p` held as its own during a frame ending at `version`: its hand before the
     frame, dealt or shuffled to it and drawn by it in the frame's events."""
     if p.seat is None:
         return set()
     first = events[0]["version"] if events else version
-    before = [v for v in p.hands if v < first]
-    own = set(p.hands[max(before)]) if before else set()
+    before = bisect.bisect_left(shown, first)
+    own = set(p.hands[shown[before - 1]]) if before else set()
     for event in events:
         if event.get("kind") in ("round_started", "hands_shuffled"):
             own |= card_ids(event.get("hand", []))

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import logging
 import statistics
 import time
 from collections import Counter
@@ -271,3 +272,29 @@ async def test_ten_thousand_hostile_frames(strict: Harness) -> None:
     await asyncio.wait_for(play_scripted(newcomer), 20)
     assert rss_after - rss_before < MAX_GROWTH_MB
     assert h.auditor.frames > 1000
+
+
+async def test_a_client_gone_before_its_refusal_leaves_the_error_log_alone(
+    strict: Harness,
+) -> None:
+    """A bad `hello` (or a first frame that is not one) and a close at once: the refusal
+    finds the socket gone. That was an unhandled exception, one ERROR traceback per socket
+    in the server's log for whoever opens sockets in a loop."""
+    created = await strict.create_room("Host")
+    errors: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = errors.append  # type: ignore[method-assign]
+    log = logging.getLogger("uvicorn.error")
+    log.addHandler(handler)
+    try:
+        for first in ({"type": "hello", "token": "not-a-token"}, {"type": "chat", "id": "x"}):
+            for _ in range(10):
+                ws = await websockets.connect(f"{strict.ws_base}/ws/rooms/{created['room']}")
+                await ws.send(json.dumps(first))
+                await ws.close()
+        await asyncio.sleep(0.5)
+        good = await strict.connect(created["room"], created["token"])  # still serving
+        await good.close()
+    finally:
+        log.removeHandler(handler)
+    assert [r.getMessage() for r in errors] == []

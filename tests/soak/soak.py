@@ -128,6 +128,7 @@ class Report:
     faults: list[str] = field(default_factory=list)
     match_seconds: tuple[float, float] = (0.0, 0.0)  # first and last match over, into the run
     seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)  # seconds each
 
     @property
     def clean(self) -> bool:
@@ -144,7 +145,8 @@ class Report:
     def lines(self) -> list[str]:
         reduced = "" if self.target >= 500 else f" (reduced from 500: {self.target})"
         out = [
-            f"soak {self.mode} on {self.database}: {self.seconds:.0f} s",
+            f"soak {self.mode} on {self.database}: {self.seconds:.0f} s "
+            f"({', '.join(f'{k} {v} s' for k, v in self.phases.items())})",
             f"  rooms: {self.rooms}, target score{reduced}: {self.target}",
             f"  rounds: {self.rounds_seen} seen ended by clients, {self.rounds_stored} in the "
             f"database ({self.stored_unseen} stored but never seen ended: a restart between "
@@ -232,6 +234,9 @@ class Room:
         newest = max(self.players, key=lambda p: p.version)
         match_id = (newest.view or {}).get("match_id")
         return any(m == match_id for m, _ in self.rounds_ended())
+
+    def dealt(self) -> bool:
+        return any(e["kind"] == "round_started" for p in self.players for e in p.history.values())
 
     def rounds_ended(self) -> set[tuple[str, int]]:
         """(match id, round) of every round end any of its clients saw."""
@@ -340,7 +345,14 @@ class Servers:
 
 
 class Soak:
-    def __init__(self, options: Options, servers: Servers, report: Report) -> None:
+    def __init__(
+        self,
+        options: Options,
+        servers: Servers,
+        report: Report,
+        phase: Callable[[str], None] = lambda name: None,
+    ) -> None:
+        self.phase = phase
         self.options = options
         self.servers = servers
         self.report = report
@@ -495,11 +507,14 @@ class Soak:
 
     # --- faults ------------------------------------------------------------------------
 
-    async def every_room_ended_a_round(self) -> None:
-        """The kill waits for this: a room restores from its latest round end, so a match
-        still in its first round would be lost (as documented), not a finding."""
+    async def ready_for_the_kill(self) -> None:
+        """Embedded, a room restores from its latest round end, so a match still in its first
+        round would be lost (as documented), not a finding: the kill waits until every
+        room's match ended a round. With Redis the rooms outlive a process: every room
+        dealt is enough."""
+        embedded = self.options.mode == "embedded"
         while time.monotonic() < self.deadline:
-            if all(r.match_ended_a_round() for r in self.rooms):
+            if all(r.match_ended_a_round() if embedded else r.dealt() for r in self.rooms):
                 return
             await asyncio.sleep(0.2)
 
@@ -507,21 +522,22 @@ class Soak:
         return f"t={time.monotonic() - self.started:.0f}s"
 
     async def faults(self) -> None:
-        await self.every_room_ended_a_round()
+        await self.ready_for_the_kill()
         if time.monotonic() >= self.deadline:
             return
+        at = self.at()
         took = await self.servers.kill_and_restart()
         self.killed = True
         which = "the server" if self.options.mode == "embedded" else "process 1 of 2"
-        self.report.faults.append(f"SIGKILL of {which} at {self.at()}, back in {took:.1f} s")
+        self.report.faults.append(f"SIGKILL of {which} at {at}, back in {took:.1f} s")
         if self.servers.proxy is not None:
-            await asyncio.sleep(2)
+            await asyncio.sleep(1)
             self.report.faults.append(
                 f"database cut for {self.options.outage_seconds:.0f} s at {self.at()}"
             )
             await self.servers.outage(self.options.outage_seconds)
         if self.servers.redis is not None:
-            await asyncio.sleep(3)
+            await asyncio.sleep(1)
             took = await self.servers.restart_redis()
             self.report.faults.append(
                 f"Redis SIGKILL and restart from its AOF at {self.at()} ({took:.1f} s)"
@@ -541,6 +557,7 @@ class Soak:
 
         self.rooms = list(await asyncio.gather(*(made(i) for i in range(self.options.rooms))))
         self.report.rooms = len(self.rooms)
+        self.phase("rooms")
         self.started = time.monotonic()
         tasks = [
             asyncio.create_task(self.drive(room, seat))
@@ -733,14 +750,25 @@ async def run_mode(options: Options) -> Report:
     with tempfile.TemporaryDirectory(prefix="soak-") as tmp:
         workdir = options.workdir or Path(tmp)
         servers = Servers(options, workdir)
+        mark = time.monotonic()
+
+        def phase(name: str) -> None:
+            nonlocal mark
+            report.phases[name] = round(time.monotonic() - mark, 1)
+            mark = time.monotonic()
+
         try:
             await servers.start()
-            soak = Soak(options, servers, report)
+            phase("start")
+            soak = Soak(options, servers, report, phase)
             await soak.run()
+            phase("play")
             await audit(soak, servers)
+            phase("audit")
         finally:
             await servers.stop()
             await servers.cleanup()
+            phase("stop")
     report.seconds = time.monotonic() - started
     return report
 
