@@ -13,6 +13,7 @@ import bisect
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -320,15 +321,22 @@ def leaks(players: Sequence[Player]) -> list[str]:
     is played: its end reveals every hand)."""
     problems: list[str] = []
     tokens = {p.token for p in players}
+    # Fast paths for soak-sized runs (a few hundred thousand frames): a token can only sit
+    # in a run of its own characters that long, a secret key only where its quoted name is.
+    shortest = min((len(t) for t in tokens), default=1)
+    runs = re.compile(rf"[A-Za-z0-9_-]{{{shortest},}}")
+    plain = all(re.fullmatch(r"[A-Za-z0-9_-]+", t) for t in tokens)
+    quoted = [f'"{key}"' for key in SECRET_KEYS]
     for p in players:
         table = [q for q in players if q.room == p.room and q.seat is not None]
         shown = sorted(p.hands)  # the versions at which p was shown its hand
         for raw in p.frames:
             frame = json.loads(raw)
             kind, version = frame.get("type"), frame.get("version")
-            if any(token in raw for token in tokens):
+            candidates = runs.findall(raw) if plain else [raw]
+            if any(token in run for run in candidates for token in tokens):
                 problems.append(f"a token in a {kind} frame")
-            secret = keys_of(frame) & SECRET_KEYS
+            secret = keys_of(frame) & SECRET_KEYS if any(k in raw for k in quoted) else set()
             if secret:
                 problems.append(f"secret keys {sorted(secret)} in a {kind} frame")
             if kind not in ("events", "welcome") or not isinstance(version, int):
