@@ -187,6 +187,9 @@ class SoakPlayer(Player):
     """The cluster harness's client, whose `connect` gives up as soon as the socket closes
     before the welcome (a server restoring rooms, or down) instead of waiting it out."""
 
+    def __post_init__(self) -> None:
+        pass  # the soak audits its own clients (not the cluster tests' CREATED list)
+
     async def connect(self, process: Process) -> None:
         await self.close()
         self.ws = await websockets.connect(
@@ -437,7 +440,7 @@ class Soak:
         raise TimeoutError("deadline")
 
     async def drive(self, room: Room, seat: Seat) -> None:
-        """Play this seat (or watch) until the room's match is over."""
+        """Play this seat (or watch) until the room is done (its host decides)."""
         player = seat.player
         acted_at = -1
         dealt_at = -1
@@ -448,14 +451,15 @@ class Soak:
                 acted_at = -1
             view = player.view or {}
             move = scripted_move(view) if seat.seat is not None else None
-            if view.get("status") == "match_over":
+            # The host alone decides, at a match's end, whether the room plays another (until
+            # every fault is through; not before the kill, which must find every room's
+            # match past a round end) or is done: another seat may still see the old match
+            # over when the host has started the next.
+            if view.get("status") == "match_over" and seat.host and dealt_at != player.version:
                 if self.faults_done:
-                    if not room.finished:
-                        room.finished, room.finished_at = True, time.monotonic() - self.started
+                    room.finished, room.finished_at = True, time.monotonic() - self.started
                     break
-                # Another match until every fault is through; not before the kill, which
-                # must find every room's match past a round end.
-                if seat.host and self.killed and dealt_at != player.version:
+                if self.killed:
                     dealt_at = player.version
                     move = ("start", {})
             if view.get("status") == "round_over" and seat.host and dealt_at != player.version:
@@ -478,6 +482,7 @@ class Soak:
             if reply["type"] == "error":
                 await asyncio.sleep(0.1)  # a race with another move or a timer: look again
                 acted_at = -1 if player.version == acted_at else acted_at
+                dealt_at = -1 if kind == "start" else dealt_at
 
     @staticmethod
     async def changed(player: SoakPlayer, room: Room) -> None:
@@ -511,10 +516,13 @@ class Soak:
         """Embedded, a room restores from its latest round end, so a match still in its first
         round would be lost (as documented), not a finding: the kill waits until every
         room's match ended a round. With Redis the rooms outlive a process: every room
-        dealt is enough."""
+        dealt and a few seconds of play are enough."""
         embedded = self.options.mode == "embedded"
         while time.monotonic() < self.deadline:
-            if all(r.match_ended_a_round() if embedded else r.dealt() for r in self.rooms):
+            if embedded and all(r.match_ended_a_round() for r in self.rooms):
+                return
+            played = time.monotonic() - self.started > 3
+            if not embedded and played and all(r.dealt() for r in self.rooms):
                 return
             await asyncio.sleep(0.2)
 
