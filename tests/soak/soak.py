@@ -13,10 +13,12 @@ Modes (`--mode`, both by default):
   PostgreSQL through the proxy; one process is killed and restarted on its port, and later
   Redis is killed and restarted from its AOF.
 
-The faults come one after the other, each once every room has ended a round since the
-previous one (a room lives through a restart only from a round end, docs/architecture.md),
-so that no two overlap: the version reservation of a room needs the database to land before a
-crash (docs/reliability.md), and a crash during an outage is outside what is promised.
+The faults come one after the other and never overlap (a crash during a database outage is
+the window docs/reliability.md leaves open for version reservations): the kill once every
+room's match has ended a round (embedded: a room lives through a restart only from a round
+end, docs/architecture.md; with Redis, once every room is dealt), the database cut a second
+after the restart, the Redis restart a second after the cut. A room whose match ends before
+they are through starts another, so the faults always land on rooms at play.
 
 Per room: 2 to 4 scripted seats (`scripted_move` of the e2e harness), a bot seat in every
 other room, one spectator. Every client drops its socket now and then (a clean close or a cut
@@ -28,11 +30,11 @@ Checked (each failure is a violation; the exit code is 1 when there is any):
 - per client: versions never repeat or go backwards, an `events` frame follows the previous
   version without a gap (only a `welcome` may jump ahead), a seat's `welcome` is for its seat,
   no token is ever refused (4401), every command is answered within 20 s while connected;
-- per room: clients that saw the same version saw the same event kind; a round seen ended
+- per room: clients that saw the same version saw the same event (kind, seat, card played,
+  round, points: what every member is told alike); a round seen ended
   twice with different points is duplicated; a round seen ended and not in the database
   (or stored with other points) is lost; every match seen ended is `finished` in the database;
-- every match started finished before the deadline (a room whose match ends before the faults
-  are through plays another: the faults always land on rooms at play).
+- every match started finished before the deadline; every fault was injected.
 
     .venv/bin/python tests/soak/soak.py [--mode both] [--rooms 50] [--target 500] ...
 
