@@ -314,11 +314,12 @@ class Player:
 CREATED: list[Player] = []  # every Player of the running test, audited when it ends
 
 
-def leaks(players: Sequence[Player]) -> list[str]:
+def leaks(players: Sequence[Player], evidence: list[dict[str, Any]] | None = None) -> list[str]:
     """The leak audit of a multi-process test, where the server's state is in other processes:
     no frame carries a token of the test or a secret key, and no frame to seat s names a card
     that another seat of the room held in its own view at that frame's version (while a round
-    is played: its end reveals every hand)."""
+    is played: its end reveals every hand). `evidence` receives each such frame with the
+    holder's frame at that version."""
     problems: list[str] = []
     tokens = {p.token for p in players}
     # Fast paths for soak-sized runs (a few hundred thousand frames): a token can only sit
@@ -351,7 +352,10 @@ def leaks(players: Sequence[Player]) -> list[str]:
             ends = [i for i, e in enumerate(events) if e.get("kind") == "round_ended"]
             if ends:
                 events = events[ends[-1] + 1 :]
-            named = card_ids(events) | card_ids(frame["view"])
+            # A card shown face up (played, or the first discard) is public from then on, even
+            # if a reshuffle and a draw later in the frame put it in another hand: only its
+            # face-up mentions are excused, not a later one (a draw shown to the wrong seat).
+            named = card_ids([_face_down(e) for e in events]) | card_ids(frame["view"])
             # Cards this seat was shown as its own within the frame may have moved to another
             # hand by its end (a Shuffle Hands wild, a seven swap): knowing them is no leak.
             named -= _own_cards(p, shown, events, version)
@@ -362,7 +366,23 @@ def leaks(players: Sequence[Player]) -> list[str]:
                         f"seat {p.seat} was sent {len(named & held)} card(s) of seat {q.seat}"
                         f" at version {version}"
                     )
+                    if evidence is not None:
+                        theirs = [f for f in q.frames if f'"version":{version},' in f]
+                        evidence.append(
+                            {
+                                "cards": sorted(named & held),
+                                "frame": frame,
+                                "holder": q.seat,
+                                "holder_frames": theirs,
+                            }
+                        )
     return problems
+
+
+def _face_down(event: Any) -> Any:
+    """The event without the card it shows face up to everyone."""
+    public = {"card_played": "card", "round_started": "top"}.get(event.get("kind"))
+    return {k: v for k, v in event.items() if k != public} if public else event
 
 
 def _own_cards(p: Player, shown: list[int], events: list[Any], version: int) -> set[int]:

@@ -42,18 +42,20 @@ def test_the_round_end_reveal_is_not_a_leak() -> None:
 
 
 def _replay(cards_before_the_end: list[int], cards_after: list[int]) -> str:
-    """A resume's frame: a play, the round's end, the next deal, a play, in one frame."""
+    """A resume's frame: a draw, the round's end, the next deal, a draw, in one frame (each
+    draw wrongly showing seat 0's cards)."""
 
-    def played(version: int, cards: list[int]) -> dict[str, Any]:
-        return {"version": version, "kind": "card_played", "seat": 0, "card": _card(cards[0])}
+    def drawn(version: int, cards: list[int]) -> dict[str, Any]:
+        shown = [_card(c) for c in cards]
+        return {"version": version, "kind": "card_drawn", "seat": 0, "cards": shown}
 
     events = [
-        played(3, cards_before_the_end),
+        drawn(3, cards_before_the_end),
         {"version": 4, "kind": "round_ended", "hands": [[], [_card(2)]]},
         {"version": 5, "kind": "round_started", "hand": [_card(3)]},
     ]
     if cards_after:
-        events.append(played(6, cards_after))
+        events.append(drawn(6, cards_after))
     version = events[-1]["version"]
     view = {"version": version, "status": "playing", "you": {"seat": 1, "hand": [_card(3)]}}
     return json.dumps({"type": "events", "version": version, "events": events, "view": view})
@@ -89,11 +91,29 @@ def test_cards_of_its_own_shuffled_to_another_seat_are_not_a_leak() -> None:
     table[0].hands[4] = frozenset({1, 2})
     assert leaks(table) == []
     # Another seat's card named in the same frame is still found.
-    events.append({"version": 5, "kind": "card_played", "seat": 1, "card": _card(2)})
+    events.append({"version": 5, "kind": "card_drawn", "seat": 0, "cards": [_card(2)]})
     view["version"] = 5
     frame = json.dumps({"type": "events", "version": 5, "events": events, "view": view})
     table = _replayed(frame, 5)
     assert leaks(table) == ["seat 1 was sent 1 card(s) of seat 0 at version 5"]
+
+
+def test_a_card_played_then_reshuffled_into_a_hand_is_not_a_leak() -> None:
+    # A replayed frame: seat 0 played card 1 at version 3; the pile was reshuffled and seat
+    # 0 drew it again by version 5 (its own draw: no cards shown to seat 1).
+    events: list[dict[str, Any]] = [
+        {"version": 3, "kind": "card_played", "seat": 0, "card": _card(1)},
+        {"version": 4, "kind": "pile_reshuffled"},
+        {"version": 5, "kind": "card_drawn", "seat": 0, "count": 1},
+    ]
+    view = {"version": 5, "status": "playing", "you": {"seat": 1, "hand": [_card(3)]}}
+    frame = json.dumps({"type": "events", "version": 5, "events": events, "view": view})
+    table = _replayed(frame, 5)
+    assert leaks(table) == []
+    # The same card shown to seat 1 in seat 0's draw is found.
+    events[2]["cards"] = [_card(1)]
+    frame = json.dumps({"type": "events", "version": 5, "events": events, "view": view})
+    assert leaks(_replayed(frame, 5)) == ["seat 1 was sent 1 card(s) of seat 0 at version 5"]
 
 
 def test_tokens_and_secret_keys_are_found() -> None:

@@ -131,6 +131,7 @@ class Report:
     match_seconds: tuple[float, float] = (0.0, 0.0)  # first and last match over, into the run
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # seconds each
+    evidence: str = ""  # where the frames of the leaks found were written
 
     @property
     def clean(self) -> bool:
@@ -160,7 +161,7 @@ class Report:
             f"  matches over between t={self.match_seconds[0]:.0f}s and "
             f"t={self.match_seconds[1]:.0f}s",
             f"  violations: {len(self.violations)}",
-            f"  leaks: {len(self.leaks)}",
+            f"  leaks: {len(self.leaks)}" + (f" (frames in {self.evidence})" * bool(self.evidence)),
             f"  lost rounds: {len(self.lost_rounds)}, duplicated rounds: "
             f"{len(self.duplicated_rounds)}",
             f"  matches finished: {self.matches_finished}/{self.matches_started} seen by "
@@ -691,7 +692,12 @@ async def audit(soak: Soak, servers: Servers) -> None:
     report = soak.report
     players = [p for room in soak.rooms for p in room.players]
     report.frames_audited = sum(len(p.frames) for p in players)
-    report.leaks = leaks(players)
+    evidence: list[dict[str, Any]] = []
+    report.leaks = leaks(players, evidence)
+    if evidence:  # kept for whoever investigates: the frames of each leak
+        path = Path(tempfile.gettempdir()) / f"soak-leaks-{soak.options.mode}-{os.getpid()}.json"
+        path.write_text(json.dumps(evidence, indent=1))
+        report.evidence = str(path)
     seen: dict[tuple[str, int], list[int]] = {}
     finished_seen: set[str] = set()
     started: set[str] = set()
