@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run run-cluster test lint typecheck pytest migrate lock audit bench-engine bench-persistence bench-latency bench-load bench clean native pure
+.PHONY: run run-cluster test lint typecheck pytest migrate lock audit bench-engine bench-persistence bench-latency bench-load bench clean native pure soak
 
 # The rules engine compiled with mypyc (about twice as fast; docs/performance.md). Python
 # imports the extension modules in place of the sources; any change to an engine source
@@ -95,6 +95,15 @@ bench-load: $(STAMP) $(NATIVE)
 	$(PY) bench/load.py
 
 bench: bench-engine bench-persistence bench-latency bench-load
+
+# The chaos soak (docs/reliability.md): 50 rooms play whole matches through client drops, a
+# SIGKILL, a database cut and a Redis restart, embedded then two processes on Redis; needs
+# PostgreSQL and redis-server; at most SOAK_SECONDS per mode. Smaller: make soak SOAK_ARGS="--rooms 10".
+SOAK_SECONDS ?= 280
+SOAK_ARGS    ?=
+soak: $(STAMP) $(NATIVE)
+	$(PY) tests/soak/soak.py --mode both --rooms 50 --target 500 --outage-seconds 10 \
+		--max-seconds $(SOAK_SECONDS) $(SOAK_ARGS)
 
 clean: pure
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

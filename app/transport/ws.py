@@ -54,7 +54,12 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
             await websocket.close(code=CLOSE_FORBIDDEN_ORIGIN)
             return
         await websocket.accept()
-        greeting = await _handshake(websocket, room, service, config)
+        try:
+            greeting = await _handshake(websocket, room, service, config)
+        except WebSocketDisconnect:
+            # Gone before its welcome or refusal was sent: nothing to answer, and nothing
+            # for the error log (a client could fill it with one traceback per socket).
+            return
         if greeting is None:
             return
         identity, hello = greeting

@@ -9,9 +9,11 @@ auth): unreachable means a skip locally, a failure when CI=true.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -312,21 +314,30 @@ class Player:
 CREATED: list[Player] = []  # every Player of the running test, audited when it ends
 
 
-def leaks(players: Sequence[Player]) -> list[str]:
+def leaks(players: Sequence[Player], evidence: list[dict[str, Any]] | None = None) -> list[str]:
     """The leak audit of a multi-process test, where the server's state is in other processes:
     no frame carries a token of the test or a secret key, and no frame to seat s names a card
     that another seat of the room held in its own view at that frame's version (while a round
-    is played: its end reveals every hand)."""
+    is played: its end reveals every hand). `evidence` receives each such frame with the
+    holder's frame at that version."""
     problems: list[str] = []
     tokens = {p.token for p in players}
+    # Fast paths for soak-sized runs (a few hundred thousand frames): a token can only sit
+    # in a run of its own characters that long, a secret key only where its quoted name is.
+    shortest = min((len(t) for t in tokens), default=1)
+    runs = re.compile(rf"[A-Za-z0-9_-]{{{shortest},}}")
+    plain = all(re.fullmatch(r"[A-Za-z0-9_-]+", t) for t in tokens)
+    quoted = [f'"{key}"' for key in SECRET_KEYS]
     for p in players:
         table = [q for q in players if q.room == p.room and q.seat is not None]
+        shown = sorted(p.hands)  # the versions at which p was shown its hand
         for raw in p.frames:
             frame = json.loads(raw)
             kind, version = frame.get("type"), frame.get("version")
-            if any(token in raw for token in tokens):
+            candidates = runs.findall(raw) if plain else [raw]
+            if any(token in run for run in candidates for token in tokens):
                 problems.append(f"a token in a {kind} frame")
-            secret = keys_of(frame) & SECRET_KEYS
+            secret = keys_of(frame) & SECRET_KEYS if any(k in raw for k in quoted) else set()
             if secret:
                 problems.append(f"secret keys {sorted(secret)} in a {kind} frame")
             if kind not in ("events", "welcome") or not isinstance(version, int):
@@ -336,7 +347,18 @@ def leaks(players: Sequence[Player]) -> list[str]:
             if frame["view"].get("status") != "playing":
                 continue  # the lobby, or the round's end, which shows every hand to everyone
             events = [LeakAuditor._checked_event(e, p.seat) for e in frame.get("events", [])]
-            named = card_ids(events) | card_ids(frame["view"])
+            # A frame that replays a round's end and the next deal: the ended round's events
+            # name cards of its own hands (revealed by its end), which the new deal reuses.
+            ends = [i for i, e in enumerate(events) if e.get("kind") == "round_ended"]
+            if ends:
+                events = events[ends[-1] + 1 :]
+            # A card shown face up (played, or the first discard) is public from then on, even
+            # if a reshuffle and a draw later in the frame put it in another hand: only its
+            # face-up mentions are excused, not a later one (a draw shown to the wrong seat).
+            named = card_ids([_face_down(e) for e in events]) | card_ids(frame["view"])
+            # Cards this seat was shown as its own within the frame may have moved to another
+            # hand by its end (a Shuffle Hands wild, a seven swap): knowing them is no leak.
+            named -= _own_cards(p, shown, events, version)
             for q in table:
                 held = q.hands.get(version, frozenset()) if q.seat != p.seat else frozenset()
                 if named & held:
@@ -344,7 +366,39 @@ def leaks(players: Sequence[Player]) -> list[str]:
                         f"seat {p.seat} was sent {len(named & held)} card(s) of seat {q.seat}"
                         f" at version {version}"
                     )
+                    if evidence is not None:
+                        theirs = [f for f in q.frames if f'"version":{version},' in f]
+                        evidence.append(
+                            {
+                                "cards": sorted(named & held),
+                                "frame": frame,
+                                "holder": q.seat,
+                                "holder_frames": theirs,
+                            }
+                        )
     return problems
+
+
+def _face_down(event: Any) -> Any:
+    """The event without the card it shows face up to everyone."""
+    public = {"card_played": "card", "round_started": "top"}.get(event.get("kind"))
+    return {k: v for k, v in event.items() if k != public} if public else event
+
+
+def _own_cards(p: Player, shown: list[int], events: list[Any], version: int) -> set[int]:
+    """Cards `p` held as its own during a frame ending at `version`: its hand before the
+    frame, dealt or shuffled to it and drawn by it in the frame's events."""
+    if p.seat is None:
+        return set()
+    first = events[0]["version"] if events else version
+    before = bisect.bisect_left(shown, first)
+    own = set(p.hands[shown[before - 1]]) if before else set()
+    for event in events:
+        if event.get("kind") in ("round_started", "hands_shuffled"):
+            own |= card_ids(event.get("hand", []))
+        elif event.get("kind") == "card_drawn" and event.get("seat") == p.seat:
+            own |= card_ids(event.get("cards", []))
+    return own
 
 
 class PrivateRedis:
