@@ -102,10 +102,14 @@ class Attack:
         self.closes: Counter[int | None] = Counter()
 
     async def _drain(self, ws: ClientConnection, room: str) -> None:
+        seat = None  # the seat the socket's welcome names: its own hand is no leak
         with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
             while True:
                 raw = await asyncio.wait_for(ws.recv(), 10)
-                await self.harness.auditor.check(room, None, str(raw))
+                frame = json.loads(raw)
+                if frame.get("type") == "welcome" and isinstance(frame.get("you"), dict):
+                    seat = frame["you"].get("seat")
+                await self.harness.auditor.check(room, seat, str(raw))
 
     async def session(
         self,
