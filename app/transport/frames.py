@@ -104,7 +104,7 @@ def redacted(event: Event, seat: int | None) -> dict[str, Any]:
 class CommitFrames:
     """The `events` frames of one commit, one per recipient seat, built on first request."""
 
-    __slots__ = ("_by_seat", "_events", "_now", "_public", "_public_events", "_state")
+    __slots__ = ("_by_seat", "_events", "_head", "_now", "_public", "_public_events", "_state")
 
     def __init__(self, events: Sequence[Event], state: State, now: int) -> None:
         self._events = events
@@ -113,6 +113,9 @@ class CommitFrames:
         self._by_seat: dict[int | None, bytes] = {}
         self._public: dict[str, Any] | None = None
         self._public_events: list[orjson.Fragment] | None = None
+        # The frame up to the view's `you`, encoded once: a seat's frame is this, its `you`,
+        # and the two closing braces (when the seat sees the shared seats and events).
+        self._head: bytes | None = None
 
     def for_seat(self, seat: int | None) -> bytes:
         frame = self._by_seat.get(seat)
@@ -131,6 +134,26 @@ class CommitFrames:
                 orjson.Fragment(orjson.dumps(redacted(e, None))) for e in self._events
             ]
         assert self._public_events is not None
+        if (
+            seat is not None
+            and 0 <= seat < len(state.seats)
+            and not flip_in_round(state)
+            and not any(seat in e.private for e in self._events)
+        ):
+            if self._head is None:
+                shared = dict(self._public)
+                del shared["you"]
+                head = encode(
+                    EventsFrame(
+                        type="events",
+                        version=state.version,
+                        events=self._public_events,
+                        view=shared,
+                    )
+                )
+                assert head.endswith(b"}}")
+                self._head = head[:-2] + b',"you":'
+            return self._head + orjson.dumps(you_view(state, seat)) + b"}}"
         view = dict(self._public)
         events: list[Any] = self._public_events
         if seat is not None and 0 <= seat < len(state.seats):
