@@ -73,25 +73,27 @@ async def test_every_process_serves_the_tournament_and_pushes_its_changes(
             assert (await _public(c, index, code))["name"] == "Cluster cup"
         missing = await c.get(1, "/api/tournaments/nope")
         assert missing.status_code == 404
-        async with httpx.AsyncClient(base_url=c.processes[1].http, timeout=10) as http:
-            async with http.stream("GET", f"/api/tournaments/{code}/events") as stream:
-                lines = stream.aiter_lines()
+        async with (
+            httpx.AsyncClient(base_url=c.processes[1].http, timeout=10) as http,
+            http.stream("GET", f"/api/tournaments/{code}/events") as stream,
+        ):
+            lines = stream.aiter_lines()
 
-                async def pushed() -> dict[str, Any]:
-                    while True:
-                        line = await anext(lines)
-                        if line.startswith("data: "):
-                            body: dict[str, Any] = json.loads(line[len("data: ") :])
-                            return body
+            async def pushed() -> dict[str, Any]:
+                while True:
+                    line = await anext(lines)
+                    if line.startswith("data: "):
+                        body: dict[str, Any] = json.loads(line[len("data: ") :])
+                        return body
 
-                assert (await pushed())["entrants"] == []
-                # Registered on one process, pushed by the other (the bus's notice).
-                for index, name in ((0, "Ana"), (1, "Bo"), (0, "Cem")):
-                    asked = time.monotonic()
-                    await c.post(index, f"/api/tournaments/{code}/entrants", {"name": name})
-                    body = await asyncio.wait_for(pushed(), 5)
-                    assert body["entrants"][-1]["name"] == name
-                    assert time.monotonic() - asked < 2.0  # not the watchdog's repair
+            assert (await pushed())["entrants"] == []
+            # Registered on one process, pushed by the other (the bus's notice).
+            for index, name in ((0, "Ana"), (1, "Bo"), (0, "Cem")):
+                asked = time.monotonic()
+                await c.post(index, f"/api/tournaments/{code}/entrants", {"name": name})
+                body = await asyncio.wait_for(pushed(), 5)
+                assert body["entrants"][-1]["name"] == name
+                assert time.monotonic() - asked < 2.0  # not the watchdog's repair
         both = [await _public(c, i, code) for i in (0, 1)]
         assert both[0] == both[1] and len(both[0]["entrants"]) == 3
         # The host removes an entrant through the other process; a second start is refused
