@@ -35,6 +35,9 @@ class ArchivedStore:
         self._recover_at = 0.0  # when the scan next looks for running tournaments lost
         self.restored = 0
 
+    async def start(self) -> None:
+        await self.store.start()
+
     async def create(self, record: TournamentRecord) -> bool:
         return await self.store.create(record)
 

@@ -101,6 +101,16 @@ class Runner:
         self._scanner = None
         self._drivers.clear()
 
+    def forget(self, code: str) -> None:
+        """A deleted tournament: nothing of it stays in this process."""
+        timer = self._timers.pop(code, None)
+        if timer is not None:
+            timer.cancel()
+        self._pending.pop(code, None)
+        lock = self._local.get(code)
+        if lock is not None and not lock.locked():
+            del self._local[code]
+
     # --- what starts a look ---------------------------------------------------------------
 
     def heard(self, room: str, kinds: frozenset[str]) -> None:

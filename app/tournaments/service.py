@@ -81,6 +81,7 @@ class TournamentService:
     async def watch(self) -> None:
         """Watch the running tournaments (the scan); until then only this process's own
         changes move tables."""
+        await self.store.start()
         self.runner.start()
 
     async def stop(self) -> None:
@@ -106,6 +107,7 @@ class TournamentService:
                 continue
             if max(record.touched_at, record.created_at) < cutoff:
                 await self.store.delete(code)
+                self.runner.forget(code)
                 forgotten += 1
         if forgotten:
             log.info("forgot %d idle tournaments", forgotten)

@@ -36,6 +36,10 @@ __all__ = [
 
 
 class TournamentStore(Protocol):
+    async def start(self) -> None:
+        """Ready the store (Redis: load its functions); a store not ready yet still works."""
+        ...
+
     async def create(self, record: TournamentRecord) -> bool:
         """Store a new tournament at `record.version` (1 when new); False when the code is
         taken. On success the record carries its stored version."""
@@ -75,6 +79,9 @@ class MemoryTournamentStore:
     def __init__(self) -> None:
         self._records: dict[str, tuple[int, bytes, str]] = {}  # code → (version, JSON, status)
         self._leases: dict[str, tuple[str, float]] = {}
+
+    async def start(self) -> None:
+        return None
 
     async def create(self, record: TournamentRecord) -> bool:
         if record.code in self._records:

@@ -33,7 +33,10 @@ class RedisTournamentStore:
         self._ttl_ms = max(1, ttl_seconds) * 1000
 
     async def start(self) -> None:
-        await self._load_functions()
+        try:
+            await self._load_functions()
+        except (RedisError, OSError) as exc:  # loaded by the first call that misses them
+            log.warning("tournament functions not loaded yet: %s", type(exc).__name__)
 
     async def _load_functions(self) -> None:
         await self.client.function_load(LIBRARY.read_text(), replace=True)
