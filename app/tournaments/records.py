@@ -38,6 +38,7 @@ class TableRecord:
     match_id: str | None = None
     start_by: int = 0  # ms: the match starts by then even if some entrant has not connected
     look_at: int = 0  # ms: when any process should look at the table again (a safety net)
+    round_over_at: int = 0  # ms: since when its match waits for a next round nobody deals
 
 
 @dataclass(slots=True)
@@ -122,6 +123,7 @@ def to_json(record: TournamentRecord) -> dict[str, Any]:
                 "match_id": t.match_id,
                 "start_by": t.start_by,
                 "look_at": t.look_at,
+                "round_over_at": t.round_over_at,
             }
             for t in record.tables.values()
         ],
@@ -173,5 +175,6 @@ def from_json(data: dict[str, Any], version: int = 0) -> TournamentRecord:
             match_id=t["match_id"],
             start_by=int(t["start_by"]),
             look_at=int(t["look_at"]),
+            round_over_at=int(t.get("round_over_at", 0)),
         )
     return record

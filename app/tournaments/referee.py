@@ -32,6 +32,7 @@ LOBBY_LOOK_MS = 5000  # a lobby that did not start is looked at again this soon
 PLAYING_LOOK_MS = 10_000  # a playing table, in case its end was not heard (a process died)
 RESULT_LOOK_MS = 500  # a match over whose record is not stored yet (the round stream)
 LOST_LOOK_MS = 60_000  # a table whose room is gone (it may be restored)
+ROUND_OVER_WAIT_MS = 10_000  # a tied match's next round, when the room deals none by itself
 
 
 class Referee:
@@ -142,6 +143,10 @@ class Referee:
             return False
         if state.status != "match_over" and state.match_id == table.match_id:
             table.look_at = now + PLAYING_LOOK_MS
+            if state.status == "round_over" and not record.settings.get("next_round_seconds"):
+                await self._deal_on(table, now)
+            else:
+                table.round_over_at = 0
             return False
         match = await self.tables.match_result(table.match_id)
         if match is None or match.get("status") != "finished":
@@ -149,6 +154,20 @@ class Referee:
             return False
         _finish(record, room, match)
         return True
+
+    async def _deal_on(self, table: TableRecord, now: int) -> None:
+        """A tied match plays on, and with `next_round_seconds` 0 only the host seat deals its
+        next round: an entrant who is away would hold the table forever. The tournament deals
+        it as the host seat once the round has been over for ROUND_OVER_WAIT_MS."""
+        if not table.round_over_at:
+            table.round_over_at = now
+        if now - table.round_over_at < ROUND_OVER_WAIT_MS:
+            table.look_at = table.round_over_at + ROUND_OVER_WAIT_MS
+            return
+        refused = await self.tables.as_host(table.room, act.Start())
+        if refused is not None:
+            log.warning("a tied tournament table's next round was not dealt: %s", refused)
+        table.round_over_at = 0
 
     async def _reopen(self, record: TournamentRecord, room: str) -> None:
         spec = record.spec_of(room)

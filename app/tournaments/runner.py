@@ -39,7 +39,7 @@ SAVE_TRIES = 8
 TIMER_MAX_SECONDS = 60.0
 BUSY_RETRY_SECONDS = 0.25
 # Room events that may concern a table waiting in its lobby; a playing table only cares
-# about its match's end.
+# about its rounds' ends.
 LOBBY_KINDS = frozenset(
     {
         "player_joined",
@@ -53,7 +53,7 @@ LOBBY_KINDS = frozenset(
         "match_ended",
     }
 )
-PLAYING_KINDS = frozenset({"match_ended"})
+PLAYING_KINDS = frozenset({"match_ended", "round_ended"})  # a tie plays on: referee.py
 
 Saved = Callable[[TournamentRecord], Awaitable[None]]
 
@@ -136,6 +136,9 @@ class Runner:
     def _forget_driver(self, code: str, task: asyncio.Task[None]) -> None:
         if self._drivers.get(code) is task:
             del self._drivers[code]
+            # Heard while the driver was releasing its lease: not looked at yet.
+            if self._pending.get(code) and not task.cancelled():
+                self.nudge(code)
 
     async def _scan_forever(self) -> None:
         while True:

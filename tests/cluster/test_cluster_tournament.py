@@ -1,12 +1,14 @@
-"""Tournaments on three processes sharing Redis and PostgreSQL (issue 10): any process answers
-a tournament's page and API and pushes its updates, and a tournament runs to its winner while
-the process that started it is killed mid-round, each table's result taken once from its
-stored match, every round seated once, the record copied to the database."""
+"""Tournaments on processes sharing Redis and PostgreSQL (issue 10): any process answers a
+tournament's page and API and pushes its updates; a tournament runs to its winner while the
+process that started it is killed mid-round, each table's result taken once from its stored
+match, every round seated once, the record copied to the database; and it goes on when every
+process is killed mid-round and new ones start."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -16,12 +18,13 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from .harness import Cluster, cluster
+from .harness import REDIS_URL, Cluster, _healthy, _start, cluster, free_port
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
 # Nobody connects: each entrant's first turn runs out (5 s), a bot takes the seat for good
-# (afk_timeouts 1) and the bots play the one-round match quickly.
+# (afk_timeouts 1) and the bots play the one-round match quickly. A tied match (about one in a
+# hundred) plays on, and with next_round_seconds 0 the tournament deals its next round.
 AFK = {"turn_seconds": 5, "afk_timeouts": 1, "bot_delay_ms": 30, "next_round_seconds": 0}
 
 
@@ -51,13 +54,24 @@ async def _public(c: Cluster, index: int, code: str) -> dict[str, Any]:
 
 
 async def _until(c: Cluster, indexes: list[int], code: str, done: Any, timeout: float) -> Any:
-    async with asyncio.timeout(timeout):
-        while True:
-            for index in indexes:
-                body = await _public(c, index, code)
-                if done(body):
-                    return body
-            await asyncio.sleep(0.2)
+    body: dict[str, Any] = {}
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                for index in indexes:
+                    body = await _public(c, index, code)
+                    if done(body):
+                        return body
+                await asyncio.sleep(0.2)
+    except TimeoutError:
+        rooms = []  # what the unfinished tables' rooms and matches say, to tell why
+        for rnd in body.get("rounds", []):
+            for table in rnd["tables"]:
+                if table["status"] != "finished" and table["room"]:
+                    room = (await c.get(indexes[0], f"/api/rooms/{table['room']}")).json()
+                    match = await c.get(indexes[0], f"/api/matches/{table['match_id']}")
+                    rooms.append((room.get("status"), room.get("version"), match.text[:600]))
+        raise AssertionError(f"not reached in {timeout} s: {rooms}; last answer: {body}") from None
 
 
 @pytest.mark.timeout(120)
@@ -191,3 +205,44 @@ async def test_a_tournament_runs_to_its_winner_while_a_process_is_killed_mid_rou
         assert row[0] == "finished" and record["winner"] == final["winner"]
         tables = [t for r in record["rounds"] for t in r["tables"]]
         assert all(t["result"] is not None for t in tables) and len(tables) == 3
+
+
+@pytest.mark.timeout(150)
+async def test_a_tournament_goes_on_after_every_process_is_restarted(tmp_path: Path) -> None:
+    # A dead process's claimed timers and unrecorded rounds are taken over quickly.
+    quick = {"REDIS_CLAIM_LEASE_MS": "1000", "REDIS_ROUND_CLAIM_MS": "2000"}
+    async with cluster(2, tmp_path, **quick) as c:
+        created = await _create(c, 0, format="swiss", rounds=2)
+        code = created["tournament"]
+        for i, name in enumerate(["Ana", "Bo", "Cem", "Dia"]):
+            await c.post(i % 2, f"/api/tournaments/{code}/entrants", {"name": name})
+        async with httpx.AsyncClient(base_url=c.processes[1].http, timeout=10) as http:
+            start = await http.post(
+                f"/api/tournaments/{code}/start", headers=bearer(created["token"])
+            )
+            assert start.status_code == 200, start.text
+        await _until(
+            c,
+            [0],
+            code,
+            lambda b: all(t["status"] == "playing" for t in b["rounds"][0]["tables"]),
+            20,
+        )
+        for process in c.alive():  # every process dies mid-round
+            process.kill()
+        env = {
+            **os.environ,
+            "REDIS_URL": REDIS_URL,
+            "REDIS_PREFIX": c.prefix,
+            "DATABASE_URL": c.database_url,
+            "UNO_TEST_HOOKS": "1",
+            **quick,
+        }
+        fresh = [_start(free_port(), tmp_path / f"q{i}", env) for i in range(2)]
+        c.processes.extend(fresh)  # stopped with the others when the test ends
+        await asyncio.gather(*(_healthy(p) for p in fresh))
+        new = [c.processes.index(p) for p in fresh]
+        final = await _until(c, new, code, lambda b: b["status"] == "finished", 110)
+        assert [len(r["tables"]) for r in final["rounds"]] == [2, 2]  # swiss, 2 rounds
+        assert final["winner"] == final["standings"][0]["entrant_id"]
+        assert all(t["result"] for r in final["rounds"] for t in r["tables"])

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from app.engine import actions as act
-from app.tournaments.referee import PLAYING_LOOK_MS
+from app.tournaments.referee import PLAYING_LOOK_MS, ROUND_OVER_WAIT_MS
 from app.tournaments.service import TournamentService
 from app.tournaments.store import MemoryTournamentStore
 from app.tournaments.tables import CommitListener, OpenedTable, TableSeat, TableState
@@ -37,6 +37,7 @@ class FakeTables:
         self.matches: dict[str, dict[str, Any]] = {}
         self.listeners: list[CommitListener] = []
         self.opened = 0
+        self.started: list[str] = []  # every `start` sent, by room
 
     @property
     def test_hooks(self) -> bool:
@@ -69,6 +70,10 @@ class FakeTables:
         r = self.rooms[room]
         await asyncio.sleep(0)
         if isinstance(action, act.Start):
+            self.started.append(room)
+            if r["status"] == "round_over":  # the next round of the same match
+                r["status"] = "playing"
+                return None
             if r["status"] != "lobby":
                 return "already_started"
             r["status"], r["match_id"] = "playing", f"m-{room}"
@@ -229,6 +234,44 @@ async def test_without_the_lease_the_compare_and_set_still_decides_once() -> Non
         # Both drove at once: one save lost and was re-decided on the winner's record (its
         # final table may have been opened in vain: the lease is what saves that work).
         assert lost and tables.opened in (3, 4)
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_tied_match_is_dealt_on_when_nobody_deals_its_next_round() -> None:
+    """A tie plays on; with next_round_seconds 0 only the host seat (an entrant, maybe away)
+    would deal the next round, so the tournament deals it after ROUND_OVER_WAIT_MS."""
+    a, b, tables, clock = await two_processes()
+    await a.watch()
+    try:
+        body = {**BODY, "settings": {"next_round_seconds": 0}}
+        created = await a.create(body)
+        for name in ("Ana", "Bo"):
+            await a.register(created.code, name)
+        await a.start(created.code, f"Bearer {created.token}")
+        await tables_playing(a, created.code, 1)
+        assert tables.started == ["R1"]
+        tables.rooms["R1"]["status"] = "round_over"  # tied: the match plays on
+        for listener in tables.listeners:
+            listener("R1", frozenset({"round_ended"}))
+        await asyncio.sleep(0.2)
+        assert tables.started == ["R1"]  # a moment for the host seat to deal it
+        clock.now += ROUND_OVER_WAIT_MS
+        await b.watch()  # whichever process looks next deals it
+
+        async def dealt() -> bool:
+            return tables.started == ["R1", "R1"]
+
+        await until(dealt)
+        assert tables.rooms["R1"]["status"] == "playing"
+        tables.end("R1", 0, tables.listeners)
+
+        async def finished() -> bool:
+            return (await a.public(created.code))["status"] == "finished"
+
+        await until(finished)
+        assert tables.started == ["R1", "R1"] and tables.opened == 1
     finally:
         await a.stop()
         await b.stop()
