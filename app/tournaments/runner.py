@@ -79,6 +79,7 @@ class Runner:
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._local: dict[str, asyncio.Lock] = {}
+        self._busy: set[str] = set()  # tournaments whose lease another process held just now
         self._scanner: asyncio.Task[None] | None = None
         self.advanced = 0  # saves that recorded a result or a new round here (tests, logs)
 
@@ -107,6 +108,7 @@ class Runner:
         if timer is not None:
             timer.cancel()
         self._pending.pop(code, None)
+        self._busy.discard(code)
         lock = self._local.get(code)
         if lock is not None and not lock.locked():
             del self._local[code]
@@ -129,6 +131,7 @@ class Runner:
             pending.add(room)
         driver = self._drivers.get(code)
         if driver is None or driver.done():
+            self._busy.discard(code)
             task = asyncio.create_task(self._drive(code), name=f"tournament-{code[:6]}")
             self._drivers[code] = task
             task.add_done_callback(lambda t: self._forget_driver(code, t))
@@ -136,8 +139,9 @@ class Runner:
     def _forget_driver(self, code: str, task: asyncio.Task[None]) -> None:
         if self._drivers.get(code) is task:
             del self._drivers[code]
-            # Heard while the driver was releasing its lease: not looked at yet.
-            if self._pending.get(code) and not task.cancelled():
+            # Heard while the driver was releasing its lease: not looked at yet. (Not when the
+            # lease was another's: the retry timer comes back, no tight loop of tries.)
+            if self._pending.get(code) and code not in self._busy and not task.cancelled():
                 self.nudge(code)
 
     async def _scan_forever(self) -> None:
@@ -197,6 +201,7 @@ class Runner:
         try:
             async with self._leased(code, wait=False) as held:
                 if not held:  # another process drives it now: what was heard waits for it
+                    self._busy.add(code)
                     self._later(code, BUSY_RETRY_SECONDS)
                     return
                 while True:
