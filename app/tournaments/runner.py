@@ -81,15 +81,18 @@ class Runner:
         self._local: dict[str, asyncio.Lock] = {}
         self._busy: set[str] = set()  # tournaments whose lease another process held just now
         self._scanner: asyncio.Task[None] | None = None
+        self._stopped = False
         self.advanced = 0  # saves that recorded a result or a new round here (tests, logs)
 
     # --- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> None:
+        self._stopped = False
         if self._scanner is None:
             self._scanner = asyncio.create_task(self._scan_forever(), name="tournament-scan")
 
     async def stop(self) -> None:
+        self._stopped = True  # commits still heard while the process shuts down start nothing
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
@@ -126,6 +129,8 @@ class Runner:
 
     def nudge(self, code: str, room: str | None = None) -> None:
         """Look at `code`'s due tables (and `room`) soon, once."""
+        if self._stopped:
+            return
         pending = self._pending.setdefault(code, set())
         if room is not None:
             pending.add(room)
