@@ -19,11 +19,12 @@ from app.api.middleware import HardeningMiddleware
 from app.bus import MemoryBus
 from app.bus.base import Bus
 from app.rooms.service import RoomService
+from app.rooms.tables import RoomTables
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemoryRecorder
 from app.store.rooms import MemoryRoomStore, RoomStore
 from app.tournaments.service import TournamentService
-from app.tournaments.store import MemoryTournamentStore
+from app.tournaments.store import MemoryTournamentStore, TournamentStore
 from app.transport import ws
 from app.transport.hub import Hub
 
@@ -46,6 +47,30 @@ def _recorder(database_url: str | None, journal: bool = True) -> MatchRecorder:
         return MemoryRecorder()
 
 
+def _tournament_store(
+    config: AppSettings, cluster: Cluster | None, recorder: MatchRecorder
+) -> TournamentStore:
+    """Redis when the rooms are there, else memory; with a database, a copy at each result."""
+    store: TournamentStore
+    if cluster is not None:
+        from app.store.redis.tournaments import RedisTournamentStore
+
+        store = RedisTournamentStore(
+            cluster.client,
+            prefix=config.redis_prefix,
+            ttl_seconds=max(config.redis_room_ttl_seconds, config.room_idle_seconds),
+        )
+    else:
+        store = MemoryTournamentStore()
+    engine = getattr(recorder, "engine", None)  # the SQL recorder's: same database, migrated
+    if engine is None:
+        return store
+    from app.store.sql.tournaments import SqlTournamentArchive
+    from app.tournaments.archive import ArchivedStore
+
+    return ArchivedStore(store, SqlTournamentArchive(engine))
+
+
 def create_app(settings: AppSettings | None = None) -> FastAPI:
     config = settings or AppSettings()
     recorder = _recorder(config.database_url, config.recorder_journal)
@@ -64,7 +89,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         cluster.serve(service)
     hub = Hub(bus, history=service.commits_since, clock=service.clock)
     service.has_sockets = lambda room: bool(hub.connections(room))
-    cups = TournamentService(service, MemoryTournamentStore())
+    cup_store = _tournament_store(config, cluster, recorder)
+    cups = TournamentService(RoomTables(service), cup_store, bus=bus)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -73,6 +99,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         if cluster is not None:
             await cluster.start()
         await service.start()
+        await cups.watch()
         if settings is None:  # the served app; an app embedded in tests keeps the collector
             gc_tuning.after_start_up()
         probe = loop_probe.start_if_enabled()
@@ -82,6 +109,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
             if probe is not None:
                 probe.cancel()
             await cups.stop()
+            await cup_store.close()
             if cluster is not None:
                 await cluster.stop()
             await service.stop()

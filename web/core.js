@@ -205,10 +205,15 @@ export function language() {
   return current;
 }
 
+let wanted = null;  // the language asked for last
+
 /** Load the language's catalog, then switch every string (and the direction) to it. */
 export async function setLanguage(code, { remember = false } = {}) {
   if (!LANGUAGES[code]) code = 'en';
+  wanted = code;
   await load(code);
+  // Picked quickly one after the other, a slower catalog must not win over the last choice.
+  if (wanted !== code) return;
   current = code;
   document.documentElement.lang = code;
   document.documentElement.dir = LANGUAGES[code].dir;

@@ -1,11 +1,14 @@
 // Hosted tournaments (PROTOCOL section 6): the "Host a tournament" form of the home page and
 // the page /t/CODE (registration, the entrant's table, standings, rounds, winner).
 // The server runs the tournament; this page only shows what GET /api/tournaments/{t} and
-// /me answer, polled every few seconds.
+// /me answer. Changes are pushed (GET /api/tournaments/{t}/events, server-sent events: the
+// public answer each time it changes, docs/protocol.md); while that stream is down the page
+// polls every few seconds instead.
 import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 export const POLL_MS = 3000;
+const PUSH_RETRY_MS = 5000;  // a stream that could not be opened is tried again this late
 
 function errorText(err) {
   if (err instanceof ApiError) {
@@ -197,30 +200,88 @@ function resetFor(code) {
   });
 }
 
+function stopLoop(old) {
+  clearTimeout(old.timer);
+  clearTimeout(old.retry);
+  old.push?.abort();
+}
+
 function ensurePolling(S, actions, code) {
   if (loop && loop.code === code) return;
-  if (loop) clearTimeout(loop.timer);
-  const mine = { code, timer: null };
+  if (loop) stopLoop(loop);
+  const mine = { code, timer: null, retry: null, push: null, pushUp: false };
   loop = mine;
+  const alive = () => {
+    if (loop === mine && S.route.name === 'tournament' && S.route.code === code) return true;
+    if (loop === mine) loop = null;
+    stopLoop(mine);
+    return false;
+  };
+  // The poll runs only while the push is down; a finished tournament changes no more.
+  mine.schedule = () => {
+    clearTimeout(mine.timer);
+    if (loop === mine && !mine.pushUp && T.data?.status !== 'finished') mine.timer = setTimeout(tick, POLL_MS);
+  };
   const tick = async () => {
-    if (loop !== mine) return;
-    if (S.route.name !== 'tournament' || S.route.code !== code) { loop = null; return; }
+    if (!alive()) return;
     await refresh(actions, code);
-    // A finished tournament changes no more: the page stops asking.
-    if (loop === mine && T.data?.status !== 'finished') mine.timer = setTimeout(tick, POLL_MS);
+    mine.schedule();
   };
   mine.refreshNow = () => { clearTimeout(mine.timer); tick(); };
   tick();
+  openPush(actions, mine, alive);
+}
+
+/** Read the tournament's event stream until it ends or fails; then poll, and open it again. */
+async function openPush(actions, mine, alive) {
+  if (!alive() || T.data?.status === 'finished') return;
+  const ctrl = new AbortController();
+  mine.push = ctrl;
+  let opened = 0;  // when the stream was opened (0: it was not)
+  try {
+    const res = await fetch(`/api/tournaments/${encodeURIComponent(mine.code)}/events`, {
+      signal: ctrl.signal, headers: { accept: 'text/event-stream' },
+    });
+    const type = res.headers.get('content-type') || '';
+    if (!res.ok || !type.startsWith('text/event-stream') || !res.body) throw new Error('no push');
+    opened = Date.now();
+    mine.pushUp = true;
+    clearTimeout(mine.timer);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || !alive()) break;
+      buffer += value;
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const data = block.split('\n').filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart()).join('\n');
+        if (data) await refresh(actions, mine.code, JSON.parse(data));
+      }
+    }
+  } catch (err) {
+    // No stream (an older server, a proxy that refuses it, the network): the poll covers.
+  }
+  mine.pushUp = false;
+  if (!alive()) return;
+  mine.schedule();
+  // A stream ends by itself after a while: open the next at once; a failed (or at once
+  // ended) one, later.
+  const lasted = opened ? Date.now() - opened : 0;
+  mine.retry = setTimeout(() => openPush(actions, mine, alive), lasted > 1000 ? 0 : PUSH_RETRY_MS);
 }
 
 function refreshNow() {
   loop?.refreshNow?.();
 }
 
-async function refresh(actions, code) {
+async function refresh(actions, code, pushed = null) {
   const asked = Date.now();
   try {
-    const data = await api.tournament(code);
+    const data = pushed ?? await api.tournament(code);
     if (T.code !== code) return;
     T.data = data;
     T.fetchedAt = asked;

@@ -1,14 +1,19 @@
-"""PROTOCOL section 6: POST /api/tournaments, entrants, start; GET the tournament and /me."""
+"""PROTOCOL section 6: POST /api/tournaments, entrants, start; GET the tournament and /me;
+and the extension GET /api/tournaments/{t}/events, the page's pushed updates (server-sent
+events, docs/protocol.md "Tournament updates")."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter, Header, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from app.rooms.service import RoomError
+from app.store.shared import StoreUnavailable
 from app.tournaments.service import TournamentService
 
 
@@ -27,12 +32,23 @@ async def _object(request: Request) -> dict[str, Any]:
     return body
 
 
+@contextmanager
+def _reachable() -> Iterator[None]:
+    """Redis unreachable: a retryable 503, as for rooms."""
+    try:
+        yield
+    except StoreUnavailable as exc:
+        raise RoomError("unavailable", "tournaments cannot be reached now, retry", 503) from exc
+
+
 def build_router(service: TournamentService) -> APIRouter:
     router = APIRouter(prefix="/api/tournaments")
 
     @router.post("", status_code=201)
     async def create_tournament(request: Request) -> JSONResponse:
-        created = await service.create(await _object(request))
+        body = await _object(request)
+        with _reachable():
+            created = await service.create(body)
         return JSONResponse(
             {"tournament": created.code, "url": f"/t/{created.code}", "token": created.token},
             status_code=201,
@@ -40,7 +56,8 @@ def build_router(service: TournamentService) -> APIRouter:
 
     @router.post("/{code}/entrants", status_code=201)
     async def register(code: str, body: Register) -> JSONResponse:
-        registered = await service.register(code, body.name)
+        with _reachable():
+            registered = await service.register(code, body.name)
         return JSONResponse(
             {"entrant_id": registered.entrant_id, "token": registered.token}, status_code=201
         )
@@ -49,19 +66,34 @@ def build_router(service: TournamentService) -> APIRouter:
     async def remove_entrant(
         code: str, entrant_id: str, authorization: str | None = Header(default=None)
     ) -> Response:
-        await service.remove(code, entrant_id, authorization)
+        with _reachable():
+            await service.remove(code, entrant_id, authorization)
         return Response(status_code=204)
 
     @router.post("/{code}/start")
     async def start(code: str, authorization: str | None = Header(default=None)) -> dict[str, Any]:
-        return await service.start(code, authorization)
+        with _reachable():
+            return await service.start(code, authorization)
 
     @router.get("/{code}")
     async def tournament(code: str) -> dict[str, Any]:
-        return await service.public(code)
+        with _reachable():
+            return await service.public(code)
+
+    @router.get("/{code}/events")
+    async def events(code: str) -> StreamingResponse:
+        with _reachable():
+            await service.public(code)  # an unknown tournament: 404 with the error shape
+        return StreamingResponse(
+            service.updates(code),
+            media_type="text/event-stream",
+            # X-Accel-Buffering: nginx (docker-compose) passes each event on as it comes.
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     @router.get("/{code}/me")
     async def me(code: str, authorization: str | None = Header(default=None)) -> dict[str, Any]:
-        return await service.me(code, authorization)
+        with _reachable():
+            return await service.me(code, authorization)
 
     return router

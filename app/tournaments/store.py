@@ -1,95 +1,131 @@
-"""Tournament records and where they live: in memory now (one process, like the rooms).
+"""Where tournament records live: the interface, and the in-memory store of the embedded mode.
 
-The interface is the small one a Redis or SQL store would implement when the service scales
-out (docs/tournaments.md); the memory store hands out the live record and the service holds
-the tournament's lock around changes.
+Every change is a compare-and-set: `save` writes only over the version the record was loaded
+at, so two processes (or two tasks) that both changed a tournament cannot both win; the loser
+loads again and re-decides. A lease keeps two processes from driving the same tournament's
+tables at once (it saves work, e.g. the same bot added twice; the compare-and-set is what
+keeps the record right if a lease runs out mid-step).
+
+With REDIS_URL the Redis store (app/store/redis/tournaments.py) is used instead, and with a
+database the archive (app/tournaments/archive.py) keeps a copy at every result.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+import time
+from typing import Protocol
 
-from app.tournaments.core import RoundSpec
+import orjson
 
+from app.tournaments.records import (
+    RUNNING,
+    EntrantRecord,
+    TableRecord,
+    TournamentRecord,
+    from_json,
+    to_json,
+)
 
-@dataclass(slots=True)
-class EntrantRecord:
-    entrant_id: str
-    name: str
-    token_hash: str  # SHA-256 of the entrant's token; the token itself is never kept
-
-
-@dataclass(slots=True)
-class TableRecord:
-    room: str
-    # entrant id → the room's player id of its seat
-    players: dict[str, str] = field(default_factory=dict)
-    # entrant id → the seat token, handed to that entrant by /me. Kept in memory only (a
-    # shared store would keep it encrypted under a server key); never in a public answer.
-    seat_tokens: dict[str, str] = field(default_factory=dict)
-    bots: int = 0
-    status: str = "waiting"  # waiting (lobby) | playing | finished
-    match_id: str | None = None
-    start_by: int = 0  # ms: the match starts by then even if some entrant has not connected
-
-
-@dataclass(slots=True)
-class TournamentRecord:
-    code: str
-    name: str
-    host_name: str
-    host_hash: str  # SHA-256 of the host token
-    format: str
-    table_size: int
-    advance: int
-    swiss_rounds: int
-    match: dict[str, int]
-    fill_with_bots: bool
-    settings: dict[str, Any]  # the validated room settings of every table (wire form)
-    grace_seconds: float
-    created_at: int
-    touched_at: int = 0  # ms: the last registration, removal, start or table result
-    status: str = "registering"  # registering | running | finished
-    entrants: dict[str, EntrantRecord] = field(default_factory=dict)  # registration order
-    rounds: list[RoundSpec] = field(default_factory=list)
-    tables: dict[str, TableRecord] = field(default_factory=dict)  # room code → table
-    winner: str | None = None
-    error: str | None = None  # why the tournament stopped, when a table could not be made
+__all__ = [
+    "EntrantRecord",
+    "MemoryTournamentStore",
+    "TableRecord",
+    "TournamentRecord",
+    "TournamentStore",
+]
 
 
 class TournamentStore(Protocol):
-    async def create(self, record: TournamentRecord) -> bool:
-        """Store a new tournament; False when the code is taken."""
+    async def start(self) -> None:
+        """Ready the store (Redis: load its functions); a store not ready yet still works."""
         ...
 
-    async def load(self, code: str) -> TournamentRecord | None: ...
+    async def create(self, record: TournamentRecord) -> bool:
+        """Store a new tournament at `record.version` (1 when new); False when the code is
+        taken. On success the record carries its stored version."""
+        ...
 
-    async def save(self, record: TournamentRecord) -> None: ...
+    async def load(self, code: str) -> TournamentRecord | None:
+        """The caller's own copy, with the version it was stored at."""
+        ...
+
+    async def save(self, record: TournamentRecord, *, durable: bool = False) -> bool:
+        """Compare-and-set: write `record` if the stored version is still `record.version`
+        (then the record's version moves on by one); False when another writer was first.
+        `durable`: a result; a store with a database archive writes it there too."""
+        ...
 
     async def codes(self) -> list[str]: ...
 
+    async def running(self) -> list[str]:
+        """The codes of the tournaments being played (their tables need watching)."""
+        ...
+
     async def delete(self, code: str) -> None: ...
+
+    async def lease(self, code: str, owner: str, ms: int) -> bool:
+        """Take (or renew) the right to drive `code` for `ms`; False when another owner holds it."""
+        ...
+
+    async def release(self, code: str, owner: str) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 class MemoryTournamentStore:
+    """One process's tournaments. Records are kept encoded, as a shared store keeps them, so a
+    loaded record is never the stored one (a change is not seen before its save)."""
+
     def __init__(self) -> None:
-        self._records: dict[str, TournamentRecord] = {}
+        self._records: dict[str, tuple[int, bytes, str]] = {}  # code → (version, JSON, status)
+        self._leases: dict[str, tuple[str, float]] = {}
+
+    async def start(self) -> None:
+        return None
 
     async def create(self, record: TournamentRecord) -> bool:
         if record.code in self._records:
             return False
-        self._records[record.code] = record
+        record.version = max(record.version, 1)
+        self._records[record.code] = (record.version, orjson.dumps(to_json(record)), record.status)
         return True
 
     async def load(self, code: str) -> TournamentRecord | None:
-        return self._records.get(code)
+        held = self._records.get(code)
+        if held is None:
+            return None
+        return from_json(orjson.loads(held[1]), held[0])
 
-    async def save(self, record: TournamentRecord) -> None:
-        self._records[record.code] = record
+    async def save(self, record: TournamentRecord, *, durable: bool = False) -> bool:
+        held = self._records.get(record.code)
+        if held is None or held[0] != record.version:
+            return False
+        record.version += 1
+        self._records[record.code] = (record.version, orjson.dumps(to_json(record)), record.status)
+        return True
 
     async def codes(self) -> list[str]:
         return list(self._records)
 
+    async def running(self) -> list[str]:
+        return [code for code, (_, _, status) in self._records.items() if status == RUNNING]
+
     async def delete(self, code: str) -> None:
         self._records.pop(code, None)
+        self._leases.pop(code, None)
+
+    async def lease(self, code: str, owner: str, ms: int) -> bool:
+        now = time.monotonic()
+        held = self._leases.get(code)
+        if held is not None and held[0] != owner and held[1] > now:
+            return False
+        self._leases[code] = (owner, now + ms / 1000)
+        return True
+
+    async def release(self, code: str, owner: str) -> None:
+        held = self._leases.get(code)
+        if held is not None and held[0] == owner:
+            del self._leases[code]
+
+    async def close(self) -> None:
+        return None

@@ -126,6 +126,9 @@ class FakeTournament:
         self.data = data
         self.me: dict[str, Any] = {"room": None, "token": None, "status": "waiting"}
         self.enter_status = 201
+        # The events stream (GET .../events): None answers 204, a server without the push,
+        # so the page polls; else the data pushed, in one event, then the stream ends.
+        self.pushed: dict[str, Any] | None = None
         self.calls: list[dict[str, Any]] = []
         # Registered after FakeSite's catch-all, so it is asked first.
         page.route(f"{ORIGIN}/api/tournaments**", self._api)
@@ -165,6 +168,12 @@ class FakeTournament:
         elif req.method == "POST" and parts[3:] == ["start"]:
             self.data = running()
             route.fulfill(status=200, json={})
+        elif req.method == "GET" and parts[3:] == ["events"]:
+            if self.pushed is None:
+                route.fulfill(status=204, body="")
+            else:
+                event = "event: tournament\ndata: " + json.dumps(self.pushed) + "\n\n"
+                route.fulfill(status=200, body=event, headers={"content-type": "text/event-stream"})
         elif req.method == "GET" and parts[3:] == ["me"]:
             route.fulfill(status=200, json=self.me)
         elif req.method == "GET" and len(parts) == 3:
@@ -470,6 +479,27 @@ def test_one_poll_loop_across_re_renders_and_none_once_finished(
     poll(page)
     page.wait_for_timeout(200)
     assert fake.count("GET", f"/tournaments/{CODE}") == done
+
+
+def test_pushed_updates_are_shown_and_the_poll_covers_a_missing_stream(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page()
+    fake = FakeTournament(page, running())
+    open_tournament(page, store=ENTRANT_E3)
+    expect(page.get_by_test_id("tour-bye")).to_be_visible()
+    # No stream (204): the page polls every POLL_MS, and asks for the stream again later.
+    before = fake.count("GET", f"/tournaments/{CODE}")
+    poll(page)
+    page.wait_for_timeout(200)
+    assert fake.count("GET", f"/tournaments/{CODE}") == before + 1
+    assert fake.count("GET", "/events") == 1
+    # The stream is there now: what it pushes is shown (the polled answer is still "running").
+    fake.pushed = finished()
+    page.clock.fast_forward(2000)  # the stream is asked for again 5 s after it failed
+    expect(page.get_by_test_id("tour-winner")).to_be_visible()
+    assert fake.count("GET", "/events") == 2
+    assert fake.data["status"] == "running"
 
 
 def test_persian_phone_is_right_to_left_in_one_column(

@@ -90,8 +90,11 @@ def test_host_registers_starts_and_players_reach_their_table(
     mikko = make_page("mikko", viewport={"width": 390, "height": 844}, is_mobile=True)
     register(mikko, link, "Mikko")
 
-    # A visitor who opened the page before the start, its polling held still, registers after.
+    # A visitor who opened the page before the start, registers after: its page hears nothing
+    # of the start (no pushed updates: its events stream answers 204, as from a server
+    # without them; and its polling held still).
     late = make_page("late")
+    late.route("**/api/tournaments/*/events", lambda route: route.fulfill(status=204, body=""))
     late.goto(link)
     late.get_by_test_id("tour-name").fill("Late Lale")
     late.clock.pause_at(late.evaluate("Date.now()") + 100)

@@ -86,4 +86,4 @@ def test_make_migrate_creates_the_data_folder_and_migrates(tmp_path: Path) -> No
         text=True,
         timeout=60,
     )
-    assert "0004 (head)" in current.stdout
+    assert "0005 (head)" in current.stdout

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from e2e.harness import Harness, kinds, play_scripted, running_server, server_settings
 
-FAST = {"turn_seconds": 5, "bot_delay_ms": 0, "next_round_seconds": 0}
+# next_round_seconds 1: a tied match (a tie plays on) deals its next round by itself; with 0
+# it would wait for the host seat to start it.
+FAST = {"turn_seconds": 5, "bot_delay_ms": 0, "next_round_seconds": 1}
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import random
 
 from app.bus.memory import MemoryBus
 from app.rooms.service import RoomService
+from app.rooms.tables import RoomTables
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
@@ -35,7 +36,8 @@ def services(seed: int) -> tuple[TournamentService, MemoryTournamentStore, Clock
         rng=random.Random(seed),
     )
     store = MemoryTournamentStore()
-    return TournamentService(rooms, store, rng=random.Random(seed), clock=clock), store, clock
+    cups = TournamentService(RoomTables(rooms), store, rng=random.Random(seed), clock=clock)
+    return cups, store, clock
 
 
 BODY = {"name": "Cup", "host_name": "Host", "table_size": 3, "format": "swiss", "rounds": 2}

@@ -170,3 +170,17 @@ class RoomMember(Base):
     role: Mapped[str] = mapped_column(String(16))  # "player" or "spectator"
     name: Mapped[str] = mapped_column(String(100))
     joined_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class Tournament(Base):
+    """A tournament's record (the JSON of app/tournaments/records.py), copied at its start and
+    at every result, so that it outlives Redis (or, embedded, the process). The version is the
+    store's compare-and-set counter: an older copy never overwrites a newer one."""
+
+    __tablename__ = "tournaments"
+
+    code: Mapped[str] = mapped_column(ID, primary_key=True)
+    version: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    touched_at: Mapped[int] = mapped_column(BigInteger)
+    record: Mapped[dict[str, Any]]
