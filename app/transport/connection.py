@@ -24,6 +24,7 @@ from app.engine.events import Event
 from app.engine.state import State
 from app.rooms.service import Identity, RoomService
 from app.store.rooms import Commit
+from app.store.shared import StoreUnavailable
 from app.transport import frames
 from app.transport.frames import Role, ServerFrame, You
 
@@ -44,6 +45,11 @@ SEND_NOW_EXTENSION = "uno.websocket.send_now"
 SendNow = Callable[[list[bytes]], bool]
 # Queue items handled before what they produced is written and other sockets get a turn.
 BURST_ITEMS = 4
+# A read of the shared store that fails is tried again after 0.2, 0.4, ... at most 2 s, this
+# many times in a row (about 11 s), before the socket is closed (1011).
+STORE_RETRIES = 8
+STORE_RETRY_S = 0.1
+STORE_RETRY_MAX_S = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +210,7 @@ class Connection:
 
     async def _run(self) -> None:
         burst = 0
+        failures = 0  # reads of the shared store that failed in a row
         try:
             while True:
                 if not self._items:
@@ -228,23 +235,26 @@ class Connection:
                     continue
                 item = self._items.popleft()
                 burst += 1
-                if isinstance(item, _Resume):
-                    await self._resume(item.since)
-                elif isinstance(item, _CatchUp):
-                    self._catch_up_queued = False
-                    await self._catch_up(self.version + 1)
-                elif isinstance(item, _Ack):
-                    await self._catch_up(item.version)
-                    await self._send(frames.ack(item.command_id, item.version))
-                elif isinstance(item, _Frame):
-                    if item.catch_up:
-                        await self._catch_up(self.version + 1)
-                    await self._send(frames.encode(item.frame))
-                else:
-                    self.closed = True
+                mark = len(self._pending)
+                try:
+                    if await self._handle(item):
+                        return
+                except StoreUnavailable:
+                    # The shared store did not answer (Redis overloaded, or away): keep the
+                    # socket and read again shortly, as a client that reconnected would ask
+                    # the same; past a few tries, close so that it reconnects elsewhere.
+                    failures += 1
+                    if failures > STORE_RETRIES:
+                        raise
+                    if isinstance(item, _Resume):
+                        del self._pending[mark:]
+                        item = _Resume(None)  # a welcome alone answers a hello
+                    self._items.appendleft(item)
                     await self._flush()
-                    await self._close_socket(item.code, item.reason)
-                    return
+                    burst = 0
+                    await asyncio.sleep(min(STORE_RETRY_MAX_S, STORE_RETRY_S * 2**failures))
+                    continue
+                failures = 0
         except asyncio.CancelledError:
             raise
         except TimeoutError:
@@ -257,6 +267,27 @@ class Connection:
             # If the socket is still open (the failure was ours), close it so the client
             # reconnects and resumes instead of waiting on a silent socket.
             await self._close_socket(1011, "")
+
+    async def _handle(self, item: _Item) -> bool:
+        """Send what `item` asks for; True when it closed the socket."""
+        if isinstance(item, _Resume):
+            await self._resume(item.since)
+        elif isinstance(item, _CatchUp):
+            self._catch_up_queued = False
+            await self._catch_up(self.version + 1)
+        elif isinstance(item, _Ack):
+            await self._catch_up(item.version)
+            await self._send(frames.ack(item.command_id, item.version))
+        elif isinstance(item, _Frame):
+            if item.catch_up:
+                await self._catch_up(self.version + 1)
+            await self._send(frames.encode(item.frame))
+        else:
+            self.closed = True
+            await self._flush()
+            await self._close_socket(item.code, item.reason)
+            return True
+        return False
 
     async def _send(self, data: bytes) -> None:
         if self._send_now is not None:

@@ -10,6 +10,8 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
 from app.bus.memory import MemoryBus
 from app.engine import actions as act
 from app.rooms.commands import Command
@@ -17,6 +19,7 @@ from app.rooms.service import RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import STATES_KEPT, MemoryRoomStore
+from app.store.shared import StoreUnavailable
 from app.transport.connection import Connection
 
 
@@ -90,3 +93,47 @@ async def test_a_slow_sender_still_sends_every_commit_it_held() -> None:
     assert versions == list(range(start + 1, latest + 1)), versions
     texts = [e["text"] for f in ws.sent if f["type"] == "events" for e in f["events"]]
     assert len(texts) == latest - start
+
+
+async def test_a_store_that_does_not_answer_for_a_while_does_not_close_the_socket(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shared store timing out (Redis overloaded) makes the sender wait and read again: the
+    client keeps its socket and gets every commit once, in order (before: closed with 1011)."""
+    service = RoomService(
+        AppSettings(database_url="memory://"), MemoryRoomStore(), MemoryBus(), MemoryRecorder()
+    )
+    created = await service.create_room("A", None)
+    room = created.room
+    who = await service.identify(room, created.token)
+    assert who is not None
+    ws = SlowSocket()
+    conn = Connection(ws, room, who, service)  # type: ignore[arg-type]
+    conn.start()
+    record = await service.store.load(room)
+    assert record is not None
+    await _settled(conn, record.version)
+    start = conn.version
+
+    failures = [3]
+    read = service.commits_since
+
+    async def flaky(room: str, version: int) -> Any:
+        if failures[0] > 0:
+            failures[0] -= 1
+            raise StoreUnavailable("TimeoutError: the store did not answer")
+        return await read(room, version)
+
+    monkeypatch.setattr(service, "commits_since", flaky)
+    latest = start
+    for k in range(3):
+        outcome = await service.submit(room, who, Command("chat", f"c{k}", None, act.Chat("hi")))
+        assert outcome.version is not None
+        latest = outcome.version
+        conn.notify(latest)
+    await _settled(conn, latest)
+    await asyncio.sleep(0.05)
+    assert not conn.closed and failures == [0]
+    await conn.stop()
+    versions = [e["version"] for f in ws.sent if f["type"] == "events" for e in f["events"]]
+    assert versions == list(range(start + 1, latest + 1)), versions
