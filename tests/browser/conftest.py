@@ -9,8 +9,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.browser.fake_site import FakeSite
 
 import httpx
 import pytest
@@ -153,3 +157,43 @@ def console_errors() -> Iterator[ConsoleErrors]:
     errors = ConsoleErrors()
     yield errors
     errors.assert_none()
+
+
+@pytest.fixture
+def make_page(browser: Any, console_errors: ConsoleErrors) -> Iterator[Callable[..., Any]]:
+    """New pages, each in a context of its own (desktop size, English unless told), their
+    console watched; the contexts are closed after the test."""
+    contexts: list[Any] = []
+
+    def make(label: str = "page", **options: Any) -> Any:
+        options.setdefault("viewport", {"width": 1280, "height": 860})
+        options.setdefault("locale", "en-US")
+        ctx = browser.new_context(**options)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        console_errors.watch(page, label)
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+@pytest.fixture
+def pages(make_page: Callable[..., Any]) -> Callable[..., Any]:
+    return make_page
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def wait_sent(page: Any, site: FakeSite, kind: str, timeout: float = 5.0) -> dict[str, Any]:
+    """The last frame of type `kind` the page sent, waiting for it to arrive."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = [f for f in site.sent if f["type"] == kind]
+        if found:
+            return found[-1]
+        page.wait_for_timeout(30)
+    raise AssertionError(f"the page sent no {kind!r} frame; sent: {site.sent}")

@@ -7,50 +7,17 @@ test_lobby_people_live.py."""
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser import fake_views as fv
-from tests.browser.conftest import ConsoleErrors
+from tests.browser.conftest import ConsoleErrors, now_ms
+from tests.browser.conftest import wait_sent as sent
 from tests.browser.fake_site import ORIGIN, FakeSite
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def make_page(browser: Browser, console_errors: ConsoleErrors) -> Iterator[Callable[..., Page]]:
-    contexts: list[Any] = []
-
-    def make(label: str = "page", **options: Any) -> Page:
-        options.setdefault("viewport", {"width": 1280, "height": 860})
-        options.setdefault("locale", "en-US")
-        ctx = browser.new_context(**options)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        console_errors.watch(page, label)
-        return page
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def sent(page: Page, site: FakeSite, kind: str, timeout: float = 5.0) -> dict[str, Any]:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = [f for f in site.sent if f["type"] == kind]
-        if found:
-            return found[-1]
-        page.wait_for_timeout(30)
-    raise AssertionError(f"the page sent no {kind!r} frame; sent: {site.sent}")
 
 
 def seconds_in(page: Page, testid: str) -> int:

@@ -7,37 +7,18 @@ suggestion taken in one click."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import ConsoleErrors
 
 pytestmark = pytest.mark.browser
 
 expect.set_options(timeout=8000)
-
-
-@pytest.fixture
-def pages(browser: Browser, console_errors: ConsoleErrors) -> Iterator[Any]:
-    contexts: list[Any] = []
-
-    def open_page(label: str, **options: Any) -> Page:
-        options.setdefault("viewport", {"width": 1280, "height": 860})
-        options.setdefault("locale", "en-US")
-        ctx = browser.new_context(**options)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        console_errors.watch(page, label)
-        return page
-
-    yield open_page
-    for ctx in contexts:
-        ctx.close()
 
 
 def _create(page: Page, base: str, name: str) -> str:

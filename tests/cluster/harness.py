@@ -314,6 +314,27 @@ class Player:
 CREATED: list[Player] = []  # every Player of the running test, audited when it ends
 
 
+async def resend(
+    c: Cluster, player: Player, type_: str, command_id: str, **fields: Any
+) -> dict[str, Any]:
+    """Send `command_id` until it is acknowledged, reconnecting (to the first two processes
+    in turn) when the socket closed: a resent id applies once, so this is always safe."""
+    reply: dict[str, Any] = {}
+    for attempt in range(50):
+        if not player.connected:
+            with contextlib.suppress(Exception):
+                await player.connect(c.processes[attempt % 2])
+            if not player.connected:
+                await asyncio.sleep(0.2)
+                continue
+        player.replies.pop(command_id, None)
+        reply = await player.act(type_, command_id, **fields)
+        if reply["type"] == "ack":
+            return reply
+        await asyncio.sleep(0.2)
+    return reply
+
+
 def leaks(players: Sequence[Player], evidence: list[dict[str, Any]] | None = None) -> list[str]:
     """The leak audit of a multi-process test, where the server's state is in other processes:
     no frame carries a token of the test or a secret key, and no frame to seat s names a card

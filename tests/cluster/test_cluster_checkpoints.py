@@ -10,18 +10,16 @@ play goes on to the round's end, which is stored once."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e.harness import deal_order
 from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from .harness import Cluster, Player, PrivateRedis, cluster
-from .test_cluster_play import QUIET, SKIPS
+from .harness import Cluster, Player, PrivateRedis, cluster, resend
+from .test_cluster_play import QUIET, deal_skips
 from .test_cluster_redis_flush import _rounds
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
@@ -65,26 +63,6 @@ async def _table(c: Cluster, settings: dict[str, Any]) -> tuple[str, Player, Pla
     return room, host, guest
 
 
-async def _resend(
-    c: Cluster, player: Player, type_: str, command_id: str, **fields: Any
-) -> dict[str, Any]:
-    """Send `command_id` until it is acknowledged, reconnecting when the socket closed."""
-    reply: dict[str, Any] = {}
-    for attempt in range(50):
-        if not player.connected:
-            with contextlib.suppress(Exception):
-                await player.connect(c.processes[attempt % 2])
-            if not player.connected:
-                await asyncio.sleep(0.2)
-                continue
-        player.replies.pop(command_id, None)
-        reply = await player.act(type_, command_id, **fields)
-        if reply["type"] == "ack":
-            return reply
-        await asyncio.sleep(0.2)
-    return reply
-
-
 def _contiguous_after(player: Player, flushed_at: int, final: int) -> list[int]:
     after = sorted(v for v in player.history if v > flushed_at)
     assert after and after == list(range(after[0], final + 1))
@@ -100,11 +78,7 @@ async def test_a_round_in_progress_comes_back_from_its_checkpoint(tmp_path: Path
     try:
         async with cluster(2, tmp_path, redis_url=redis.url, CHECKPOINT_SECONDS=INTERVAL) as c:
             room, host, guest = await _table(c, dict(QUIET))
-            deck = (await c.get(1, f"/api/rooms/{room}/deck")).json()["cards"]
-            order, ids, _ = deal_order(deck, [SKIPS, ["yellow 2"]], "red 5", dealer=1)
-            hooks = {"dealer": 1, "deck_order": order}
-            assert (await host.act("settings", settings=hooks))["type"] == "ack"
-            assert (await host.act("start"))["type"] == "ack"
+            ids = await deal_skips(c, room, host)
             # Three skips: the host plays again after each (two players).
             for card in ids[0][:3]:
                 assert (await host.act("play", card=card))["type"] == "ack"
@@ -119,7 +93,7 @@ async def test_a_round_in_progress_comes_back_from_its_checkpoint(tmp_path: Path
             assert await admin.flushall()
 
             # The next command restores the round from the checkpoint and applies once.
-            played = await _resend(c, host, "play", "after-flush", card=ids[0][3])
+            played = await resend(c, host, "play", "after-flush", card=ids[0][3])
             assert played["type"] == "ack", played
             assert int(played["version"]) > flushed_at  # versions never go back
             restored = host.view
@@ -186,7 +160,7 @@ async def test_a_lobby_comes_back_from_its_checkpoint(tmp_path: Path) -> None:
             assert seats[2]["bot"] is True
             assert len(seats) == 4 and third["seat"] == 3
             # The old credentials still work, and the host can deal.
-            assert (await _resend(c, host, "start", "deal"))["type"] == "ack"
+            assert (await resend(c, host, "start", "deal"))["type"] == "ack"
             final = host.version
             if not guest.connected:
                 await guest.connect(c.processes[1])

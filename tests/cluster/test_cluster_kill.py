@@ -9,10 +9,9 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from e2e.harness import deal_order
 
 from .harness import Player, cluster
-from .test_cluster_play import SKIPS
+from .test_cluster_play import deal_skips
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
@@ -37,11 +36,7 @@ async def test_a_process_killed_mid_round(tmp_path: Path) -> None:
         await host.connect(c.processes[0])
         await guest.connect(c.processes[1])
         # A short round: seat 0's bot holds six Skips (two players: it plays again after each).
-        deck = (await c.get(1, f"/api/rooms/{room}/deck")).json()["cards"]
-        order, _ids, _ = deal_order(deck, [SKIPS, ["yellow 2"]], "red 5", dealer=1)
-        settings = {"dealer": 1, "deck_order": order}
-        assert (await host.act("settings", settings=settings))["type"] == "ack"
-        assert (await host.act("start"))["type"] == "ack"
+        await deal_skips(c, room, host)
 
         def took_over() -> int:
             return sum(1 for e in guest.history.values() if e["kind"] == "bot_took_over")

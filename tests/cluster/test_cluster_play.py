@@ -43,6 +43,19 @@ async def _join(c: Cluster, index: int, room: str, name: str) -> Player:
     return Player(room, joined["token"])
 
 
+async def deal_skips(
+    c: Cluster, room: str, host: Player, guest_hand: list[str] | None = None
+) -> list[list[int]]:
+    """Deal the host (seat 0) six Skips and the guest `guest_hand`, a red 5 up, seat 1 dealing:
+    with two players the host plays again after each Skip. The dealt card ids per seat."""
+    deck = (await c.get(1, f"/api/rooms/{room}/deck")).json()["cards"]
+    order, ids, _ = deal_order(deck, [SKIPS, guest_hand or ["yellow 2"]], "red 5", dealer=1)
+    hooks = {"dealer": 1, "deck_order": order}
+    assert (await host.act("settings", settings=hooks))["type"] == "ack"
+    assert (await host.act("start"))["type"] == "ack"
+    return ids
+
+
 def _contiguous(player: Player) -> list[int]:
     versions = sorted(player.history)
     assert player.gaps == []
@@ -57,11 +70,7 @@ async def test_players_on_different_processes_play_a_round(three: Cluster) -> No
     watcher = Player(room, (await three.post(2, f"/api/rooms/{room}/spectators", {}))["token"])
     for player, process in ((host, 0), (guest, 1), (watcher, 2)):
         await player.connect(three.processes[process])
-    deck = (await three.get(1, f"/api/rooms/{room}/deck")).json()["cards"]
-    order, ids, _ = deal_order(deck, [SKIPS, ["yellow 2"]], "red 5", dealer=1)
-    settings = {"dealer": 1, "deck_order": order}
-    assert (await host.act("settings", settings=settings))["type"] == "ack"
-    assert (await host.act("start"))["type"] == "ack"
+    ids = await deal_skips(three, room, host)
     for n, card in enumerate(ids[0]):
         if n == 3:  # every process's pub/sub connection dies; the watchdogs repair them
             assert await kill_pubsub(three.redis, three.prefix) >= 3

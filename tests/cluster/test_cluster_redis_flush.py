@@ -8,16 +8,14 @@ stream's consumer group is made again)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e.harness import deal_order
 from redis.asyncio import Redis
 
-from .harness import Cluster, Player, PrivateRedis, cluster
-from .test_cluster_play import QUIET, SKIPS
+from .harness import Cluster, Player, PrivateRedis, cluster, resend
+from .test_cluster_play import QUIET, deal_skips
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
@@ -34,24 +32,6 @@ async def _rounds(c: Cluster, match_id: str) -> list[int]:
             return [int(r["number"]) for r in body["rounds"]]
         await asyncio.sleep(0.1)
     return []
-
-
-async def _resend(c: Cluster, player: Player, type_: str, command_id: str) -> dict[str, Any]:
-    """Send `command_id` until it is acknowledged, reconnecting when the socket closed."""
-    reply: dict[str, Any] = {}
-    for attempt in range(50):
-        if not player.connected:
-            with contextlib.suppress(Exception):
-                await player.connect(c.processes[attempt % 2])
-            if not player.connected:
-                await asyncio.sleep(0.2)
-                continue
-        player.replies.pop(command_id, None)
-        reply = await player.act(type_, command_id)
-        if reply["type"] == "ack":
-            return reply
-        await asyncio.sleep(0.2)
-    return reply
 
 
 async def _play_match(host: Player, ids: list[int]) -> None:
@@ -74,11 +54,7 @@ async def test_redis_flushed_between_matches(tmp_path: Path) -> None:
             host, guest = Player(room, host_reply["token"]), Player(room, guest_reply["token"])
             await host.connect(c.processes[0])
             await guest.connect(c.processes[1])
-            deck = (await c.get(1, f"/api/rooms/{room}/deck")).json()["cards"]
-            order, ids, _ = deal_order(deck, [SKIPS, HEAVY], "red 5", dealer=1)
-            hooks = {"dealer": 1, "deck_order": order}
-            assert (await host.act("settings", settings=hooks))["type"] == "ack"
-            assert (await host.act("start"))["type"] == "ack"
+            ids = await deal_skips(c, room, host, HEAVY)
             await _play_match(host, ids[0])
             assert host.history[host.version]["kind"] == "match_ended"
             first_match = host.view["match_id"]  # type: ignore[index]
@@ -90,7 +66,7 @@ async def test_redis_flushed_between_matches(tmp_path: Path) -> None:
             assert await admin.dbsize() == 0
 
             # The next command brings the room back from its checkpoint and applies once.
-            started = await _resend(c, host, "start", "again")
+            started = await resend(c, host, "start", "again")
             assert started["type"] == "ack", started
             assert int(started["version"]) > flushed_at  # versions never go back
             await _play_match(host, ids[0])  # a new match: round 1 is dealt from deck_order

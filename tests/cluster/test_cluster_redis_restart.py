@@ -11,10 +11,9 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from e2e.harness import deal_order
 
 from .harness import Player, PrivateRedis, cluster
-from .test_cluster_play import QUIET, SKIPS
+from .test_cluster_play import QUIET, deal_skips
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
@@ -31,11 +30,7 @@ async def test_redis_restarted_mid_round(tmp_path: Path) -> None:
             host, guest = Player(room, host_reply["token"]), Player(room, guest_reply["token"])
             await host.connect(c.processes[0])
             await guest.connect(c.processes[1])
-            deck = (await c.get(1, f"/api/rooms/{room}/deck")).json()["cards"]
-            order, ids, _ = deal_order(deck, [SKIPS, ["yellow 2"]], "red 5", dealer=1)
-            settings = {"dealer": 1, "deck_order": order}
-            assert (await host.act("settings", settings=settings))["type"] == "ack"
-            assert (await host.act("start"))["type"] == "ack"
+            ids = await deal_skips(c, room, host)
             for n in range(3):
                 assert (await host.act("play", card=ids[0][n]))["type"] == "ack"
             before = host.version

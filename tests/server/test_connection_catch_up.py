@@ -15,7 +15,7 @@ import pytest
 from app.bus.memory import MemoryBus
 from app.engine import actions as act
 from app.rooms.commands import Command
-from app.rooms.service import RoomService
+from app.rooms.service import Identity, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import STATES_KEPT, MemoryRoomStore
@@ -49,20 +49,25 @@ async def _settled(conn: Connection, version: int) -> None:
             await asyncio.sleep(0.01)
 
 
-async def test_a_slow_sender_still_sends_every_commit_it_held() -> None:
+async def _welcomed_socket() -> tuple[RoomService, str, Identity, SlowSocket, Connection]:
+    """A room in memory, its host's socket started and welcomed."""
     service = RoomService(
         AppSettings(database_url="memory://"), MemoryRoomStore(), MemoryBus(), MemoryRecorder()
     )
     created = await service.create_room("A", None)
-    room = created.room
-    who = await service.identify(room, created.token)
+    who = await service.identify(created.room, created.token)
     assert who is not None
     ws = SlowSocket()
-    conn = Connection(ws, room, who, service)  # type: ignore[arg-type]
+    conn = Connection(ws, created.room, who, service)  # type: ignore[arg-type]
     conn.start()
-    record = await service.store.load(room)
+    record = await service.store.load(created.room)
     assert record is not None
     await _settled(conn, record.version)
+    return service, created.room, who, ws, conn
+
+
+async def test_a_slow_sender_still_sends_every_commit_it_held() -> None:
+    service, room, who, ws, conn = await _welcomed_socket()
     assert [f["type"] for f in ws.sent] == ["welcome"]
     start = conn.version
 
@@ -100,19 +105,7 @@ async def test_a_store_that_does_not_answer_for_a_while_does_not_close_the_socke
 ) -> None:
     """A shared store timing out (Redis overloaded) makes the sender wait and read again: the
     client keeps its socket and gets every commit once, in order (before: closed with 1011)."""
-    service = RoomService(
-        AppSettings(database_url="memory://"), MemoryRoomStore(), MemoryBus(), MemoryRecorder()
-    )
-    created = await service.create_room("A", None)
-    room = created.room
-    who = await service.identify(room, created.token)
-    assert who is not None
-    ws = SlowSocket()
-    conn = Connection(ws, room, who, service)  # type: ignore[arg-type]
-    conn.start()
-    record = await service.store.load(room)
-    assert record is not None
-    await _settled(conn, record.version)
+    service, room, who, ws, conn = await _welcomed_socket()
     start = conn.version
 
     failures = [3]
