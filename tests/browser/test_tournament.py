@@ -7,12 +7,12 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser import fake_views as fv
 from tests.browser.conftest import ConsoleErrors
@@ -186,23 +186,16 @@ class FakeTournament:
 
 
 @pytest.fixture
-def make_page(browser: Browser, console_errors: ConsoleErrors) -> Iterator[Callable[..., Page]]:
-    contexts: list[Any] = []
+def make_page(make_page: Callable[..., Page]) -> Callable[..., Page]:
+    """The shared page factory (conftest), with fake timers that still run at real speed:
+    fast_forward() fires the next poll at once."""
 
     def make(label: str = "page", **options: Any) -> Page:
-        options.setdefault("viewport", {"width": 1280, "height": 860})
-        options.setdefault("locale", "en-US")
-        ctx = browser.new_context(**options)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        console_errors.watch(page, label)
-        # Fake timers that still run at real speed: fast_forward() fires the next poll at once.
+        page = make_page(label, **options)
         page.clock.install()
         return page
 
-    yield make
-    for ctx in contexts:
-        ctx.close()
+    return make
 
 
 def open_tournament(
