@@ -38,8 +38,12 @@ def test_the_lobby_counts_down_before_the_host_role_passes(make_page: Callable[.
     countdown = page.get_by_test_id("host-countdown")
     expect(countdown).to_have_text(re.compile(r"^Host role passes to Ayşe in (4[12]) s$"))
     first = seconds_in(page, "host-countdown")
-    page.wait_for_timeout(2100)
-    assert seconds_in(page, "host-countdown") <= first - 2  # it counts down by itself
+    # It counts down by itself (polled: a loaded machine's page ticks late now and then).
+    for _ in range(40):
+        page.wait_for_timeout(200)
+        if seconds_in(page, "host-countdown") <= first - 2:
+            break
+    assert seconds_in(page, "host-countdown") <= first - 2
     # The host came back: the countdown goes.
     back = fv.lobby_view(now_ms())
     back["host"] = 2
