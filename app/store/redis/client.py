@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import RedisError, ResponseError
+
+from app.store.shared import StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 LIBRARY = Path(__file__).with_name("uno.lua")
 
@@ -39,3 +47,35 @@ def connect(
 async def load_functions(client: Redis) -> None:
     """FUNCTION LOAD REPLACE: functions persist in Redis (AOF, replicas), unlike scripts."""
     await client.function_load(LIBRARY.read_text(), replace=True)
+
+
+async def guard(awaitable: Awaitable[Any]) -> Any:
+    """Await a Redis call; an unreachable or failing Redis becomes `StoreUnavailable`."""
+    try:
+        return await awaitable
+    except (RedisError, OSError) as exc:
+        raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+
+
+async def call_function(
+    client: Redis,
+    name: str,
+    keys: Sequence[str],
+    args: Sequence[Any],
+    load: Callable[[], Awaitable[None]],
+    *,
+    read_only: bool = False,
+) -> Any:
+    """FCALL (or FCALL_RO) `name`. If Redis has not the library (never loaded, restarted
+    without its AOF, FUNCTION FLUSH), nothing ran: `load` it and call once more."""
+    call = client.fcall_ro if read_only else client.fcall
+    try:
+        return await call(name, len(keys), *keys, *args)
+    except ResponseError as exc:
+        if "function not found" not in str(exc).lower():
+            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    except (RedisError, OSError) as exc:
+        raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    log.warning("the Redis function %s was missing; loading its library", name)
+    await guard(load())
+    return await guard(call(name, len(keys), *keys, *args))

@@ -22,17 +22,16 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 from redis.asyncio import Redis
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 
 from app import engine
 from app.engine.events import Event
 from app.engine.state import State
-from app.store.redis.client import load_functions
+from app.store.redis.client import call_function, guard, load_functions
 from app.store.rooms import FRAMES_KEPT, STATES_KEPT, Commit, Member, RoomRecord
 from app.store.shared import (
     CommitConflict,
     DuplicateCommand,
-    StoreUnavailable,
     current_command,
 )
 
@@ -463,26 +462,11 @@ class RedisRoomStore:
     async def _call(
         self, name: str, keys: Sequence[str], args: Sequence[Any], *, read_only: bool = False
     ) -> Any:
-        call = self.client.fcall_ro if read_only else self.client.fcall
-        try:
-            return await call(name, len(keys), *keys, *args)
-        except ResponseError as exc:
-            if "function not found" not in str(exc).lower():
-                raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        # Redis lost its functions (restarted without its AOF, or FUNCTION FLUSH): nothing ran,
-        # so loading them again and calling once more cannot apply anything twice.
-        log.warning("the Redis functions were gone; loading them again")
-        await self._guard(load_functions(self.client))
-        return await self._guard(call(name, len(keys), *keys, *args))
+        return await call_function(
+            self.client, name, keys, args, lambda: load_functions(self.client), read_only=read_only
+        )
 
-    @staticmethod
-    async def _guard(awaitable: Any) -> Any:
-        try:
-            return await awaitable
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    _guard = staticmethod(guard)
 
 
 def _ack_field(member_id: str, command_id: str) -> str:

@@ -14,9 +14,9 @@ from typing import Any
 
 import orjson
 from redis.asyncio import Redis
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 
-from app.store.shared import StoreUnavailable
+from app.store.redis.client import call_function, guard
 from app.tournaments.records import TournamentRecord, from_json, to_json
 
 log = logging.getLogger(__name__)
@@ -109,24 +109,9 @@ class RedisTournamentStore:
     # --- internals ------------------------------------------------------------------------
 
     async def _call(self, name: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        try:
-            return await self.client.fcall(name, len(keys), *keys, *args)
-        except ResponseError as exc:
-            if "function not found" not in str(exc).lower():
-                raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        # Not loaded yet, or Redis lost its functions: nothing ran, so calling again is safe.
-        log.warning("the tournament functions were missing; loading them")
-        await self._guard(self._load_functions())
-        return await self._guard(self.client.fcall(name, len(keys), *keys, *args))
+        return await call_function(self.client, name, keys, args, self._load_functions)
 
-    @staticmethod
-    async def _guard(awaitable: Any) -> Any:
-        try:
-            return await awaitable
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    _guard = staticmethod(guard)
 
 
 def _blob(record: TournamentRecord) -> bytes:
