@@ -826,6 +826,14 @@ def main() -> int:
         "--processes", type=int, default=1, help="UNO server processes (more than one: --redis)"
     )
     paced.add_argument(
+        "--placement",
+        choices=("seat", "room"),
+        default="seat",
+        help="with --processes: each room's seats spread over the processes (seat: every move"
+        " crosses Redis), or a room's sockets on one process, rooms spread (room: as the"
+        " balancer's hash of the room places them, docs/deploy/nginx.conf)",
+    )
+    paced.add_argument(
         "--redis",
         action="store_true",
         help="the servers share a private redis-server (REDIS_URL) started for the run",

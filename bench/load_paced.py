@@ -391,10 +391,18 @@ class Http:
 
 
 async def set_up_room(
-    http: Http, ports: list[int], index: int, players: int, counts: Counts, seed: int
+    http: Http,
+    ports: list[int],
+    index: int,
+    players: int,
+    counts: Counts,
+    seed: int,
+    placement: str = "seat",
 ) -> Room:
     """`http` talks to one of `ports`; seat i's socket goes to ports[(index + i) % n], so with
-    several server processes the players of one room sit on different processes."""
+    several server processes the players of one room sit on different processes, or with
+    `placement` "room" every socket of room `index` to ports[index % n] (the balancer's hash
+    of the room)."""
     room = Room(index, counts, random.Random(seed * 1_000_003 + index))
     status, created = await http.post("/api/rooms", {"name": "Seat 0", "settings": ROOM_SETTINGS})
     if status != 201:
@@ -406,7 +414,7 @@ async def set_up_room(
             raise BenchError(f"join: {status}")
         tokens[joined["seat"]] = joined["token"]
     for i, (_, token) in enumerate(sorted(tokens.items())):
-        port = ports[(index + i) % len(ports)]
+        port = ports[(index + (0 if placement == "room" else i)) % len(ports)]
         ws = await websockets.connect(
             f"ws://127.0.0.1:{port}/ws/rooms/{code}",
             max_size=1 << 22,
@@ -439,7 +447,9 @@ async def worker(config: dict[str, Any]) -> dict[str, Any]:
             while todo:
                 index = todo.pop()
                 http = https[index % len(https)]
-                room = await set_up_room(http, ports, index, players, counts, config["seed"])
+                room = await set_up_room(
+                    http, ports, index, players, counts, config["seed"], config["placement"]
+                )
                 rooms.append(room)
                 if len(rooms) % 100 == 0:
                     elapsed = time.monotonic() - began
@@ -602,6 +612,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         for c in range(clients):
             config = {
                 "ports": [server.port for server in servers],
+                "placement": args.placement,
                 "players": players,
                 "interval": args.interval,
                 "seed": args.seed,
@@ -690,6 +701,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         "mode": "idle" if args.idle else "paced",
         "store": kind,
         "processes": processes,
+        "placement": args.placement if processes > 1 else None,
         "rooms": rooms,
         "players": players,
         "sockets": sockets,
@@ -754,10 +766,14 @@ def main(args: argparse.Namespace) -> int:
     print(summary["machine"])
     print("; ".join(notes))
     mode = (
-        f"idle: {summary['sockets']} sockets, {summary['playing_sockets']} playing"
-        if args.idle
-        else f"paced: {summary['rooms']} rooms × {summary['players']} seats"
-    ) + f" on {summary['processes']} server process(es), {summary['store']} store"
+        (
+            f"idle: {summary['sockets']} sockets, {summary['playing_sockets']} playing"
+            if args.idle
+            else f"paced: {summary['rooms']} rooms × {summary['players']} seats"
+        )
+        + f" on {summary['processes']} server process(es), {summary['store']} store"
+        + (f", placement by {summary['placement']}" if summary["placement"] else "")
+    )
     print(
         f"{mode}, a move per room every {args.interval:g} s "
         f"(offered {summary['offered_moves_per_s']}/s), {summary['client_processes']} client "

@@ -1,19 +1,22 @@
 """Scale-out (issue 10): the design load through Redis on several processes against one
 process in memory, measured in the same run.
 
-Four runs of bench/load.py's paced mode (bench/load_paced.py), one after the other:
+Runs of bench/load.py's paced mode (bench/load_paced.py), one after the other:
 1. design load, one process, memory store: `--paced --rooms 2000 --players 4 --interval 4`;
-2. the same on `--processes 2 --redis` (a private redis-server; each room's seats spread
-   over both processes, so every move crosses Redis to reach someone);
-3. saturation, one process in memory: `--saturation-rooms` rooms (200) each sending its next
-   move as soon as the previous one reached every seat (an interval of 1 ms: every tick is
-   late, the rooms run flat out);
-4. the same saturation on two processes through Redis.
+2. the same on `--processes 2 --redis` (a private redis-server) with each room's sockets on
+   one process, rooms spread over both (`--placement room`: as the balancer places them,
+   docs/deploy/nginx.conf hashes a room's socket path);
+3. the same with each room's seats spread over both processes (`--placement seat`: every move
+   crosses Redis to reach someone; what a balancer without the hash, or a room whose sockets
+   were re-hashed, costs);
+4.-6. saturation: `--saturation-rooms` rooms (200) each sending its next move as soon as the
+   previous one reached every seat (an interval of 1 ms: every tick is late, the rooms run
+   flat out), on one process in memory and on two through Redis, both placements.
 
-Prints each run's line and the ratios the issue sets goals for: p99 of the design load on
-two processes (goal ≤ 35 ms), throughput at saturation 2 processes ÷ 1 (goal ≥ 0.6), server
-CPU per move at the design load 2 processes ÷ 1 (goal ≤ 1.2; Redis's own CPU per move shown
-beside it, not in the ratio). `--json` prints one JSON object last.
+Prints each run's line and the ratios the issue sets goals for, per placement: p99 of the
+design load on two processes (goal ≤ 35 ms), throughput at saturation 2 processes ÷ 1 (goal
+≥ 0.6), server CPU per move at the design load 2 processes ÷ 1 (goal ≤ 1.2; Redis's own CPU
+per move shown beside it, not in the ratio). `--json` prints one JSON object last.
 
     .venv/bin/python bench/scale_out.py [--rooms 2000] [--saturation-rooms 200] [--json]
 
@@ -67,47 +70,62 @@ def main() -> int:
     flat = [*paced, "--rooms", str(args.saturation_rooms), "--interval", "0.001"]
     flat += ["--warmup", "5"]
     two = ["--processes", "2", "--redis"]
-    runs = {
-        "design_memory_1": _run("design load, 1 process, memory", design),
-        "design_redis_2": _run("design load, 2 processes, Redis", [*design, *two]),
-        "saturation_memory_1": _run("saturation, 1 process, memory", flat),
-        "saturation_redis_2": _run("saturation, 2 processes, Redis", [*flat, *two]),
-    }
-    d1, d2 = runs["design_memory_1"], runs["design_redis_2"]
-    s1, s2 = runs["saturation_memory_1"], runs["saturation_redis_2"]
-    summary = {
+    placements = ("room", "seat")
+    runs = {"design_memory_1": _run("design load, 1 process, memory", design)}
+    for placement in placements:
+        runs[f"design_redis_2_{placement}"] = _run(
+            f"design load, 2 processes, Redis, placement by {placement}",
+            [*design, *two, "--placement", placement],
+        )
+    runs["saturation_memory_1"] = _run("saturation, 1 process, memory", flat)
+    for placement in placements:
+        runs[f"saturation_redis_2_{placement}"] = _run(
+            f"saturation, 2 processes, Redis, placement by {placement}",
+            [*flat, *two, "--placement", placement],
+        )
+    d1, s1 = runs["design_memory_1"], runs["saturation_memory_1"]
+    summary: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.machine()} {os.cpu_count()} CPUs",
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
         "design_p99_ms_memory_1": d1["p99_ms"],
-        "design_p99_ms_redis_2": d2["p99_ms"],
-        "design_p50_ms_redis_2": d2["p50_ms"],
-        "design_stall_ms_redis_2": d2["stall_max_ms"],
         "design_cpu_ms_per_move_memory_1": d1["cpu_ms_per_move"],
-        "design_cpu_ms_per_move_redis_2": d2["cpu_ms_per_move"],
-        "design_redis_cpu_ms_per_move": d2["redis_cpu_ms_per_move"],
-        "cpu_per_move_ratio": round(d2["cpu_ms_per_move"] / d1["cpu_ms_per_move"], 2),
         "saturation_moves_per_s_memory_1": s1["moves_per_s"],
-        "saturation_moves_per_s_redis_2": s2["moves_per_s"],
-        "saturation_ratio": round(s2["moves_per_s"] / s1["moves_per_s"], 2),
         "saturation_p99_ms_memory_1": s1["p99_ms"],
-        "saturation_p99_ms_redis_2": s2["p99_ms"],
         "other_cpu_pct": [r["other_cpu_pct"] for r in runs.values()],
         "errors": {k: r["errors"] for k, r in runs.items() if r["errors"]},
     }
     print(
-        f"design load ({args.rooms} rooms, 4 seats, a move per room every 4 s): p99 "
-        f"{d1['p99_ms']} ms on 1 process in memory, {d2['p99_ms']} ms on 2 processes through "
-        f"Redis (goal ≤ 35); server CPU per move {d1['cpu_ms_per_move']} → "
-        f"{d2['cpu_ms_per_move']} ms, ratio {summary['cpu_per_move_ratio']} (goal ≤ 1.2; Redis "
-        f"itself {d2['redis_cpu_ms_per_move']} ms per move)"
+        f"design load ({args.rooms} rooms, 4 seats, a move per room every 4 s), 1 process in "
+        f"memory: p99 {d1['p99_ms']} ms, server CPU per move {d1['cpu_ms_per_move']} ms; "
+        f"saturation ({args.saturation_rooms} rooms flat out): {s1['moves_per_s']} moves/s"
     )
-    print(
-        f"saturation ({args.saturation_rooms} rooms flat out): {s1['moves_per_s']} moves/s on 1 "
-        f"process in memory, {s2['moves_per_s']} on 2 processes through Redis, ratio "
-        f"{summary['saturation_ratio']} (goal ≥ 0.6)"
-    )
+    for placement in placements:
+        d2 = runs[f"design_redis_2_{placement}"]
+        s2 = runs[f"saturation_redis_2_{placement}"]
+        figures = {
+            "design_p99_ms": d2["p99_ms"],
+            "design_p50_ms": d2["p50_ms"],
+            "design_moves_per_s": d2["moves_per_s"],
+            "design_stall_ms": d2["stall_max_ms"],
+            "design_cpu_ms_per_move": d2["cpu_ms_per_move"],
+            "design_redis_cpu_ms_per_move": d2["redis_cpu_ms_per_move"],
+            "cpu_per_move_ratio": round(d2["cpu_ms_per_move"] / d1["cpu_ms_per_move"], 2),
+            "saturation_moves_per_s": s2["moves_per_s"],
+            "saturation_ratio": round(s2["moves_per_s"] / s1["moves_per_s"], 2),
+            "saturation_p99_ms": s2["p99_ms"],
+            "saturation_cpu_ms_per_move": s2["cpu_ms_per_move"],
+        }
+        summary[f"redis_2_{placement}"] = figures
+        print(
+            f"2 processes through Redis, placement by {placement}: design p99 "
+            f"{figures['design_p99_ms']} ms (goal ≤ 35), server CPU per move "
+            f"{figures['design_cpu_ms_per_move']} ms, ratio {figures['cpu_per_move_ratio']} "
+            f"(goal ≤ 1.2; Redis itself {figures['design_redis_cpu_ms_per_move']} ms per move); "
+            f"saturation {figures['saturation_moves_per_s']} moves/s, ratio "
+            f"{figures['saturation_ratio']} (goal ≥ 0.6)"
+        )
     if args.json:
         print(json.dumps(summary))
     return 0

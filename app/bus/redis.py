@@ -1,8 +1,10 @@
-"""Redis pub/sub bus: one pub/sub connection per process, one channel per room held here.
+"""Redis pub/sub bus: one pub/sub connection per process (app/bus/listener.py), one channel
+per room held here.
 
-Messages are the commit function's notices `{"room": R, "version": V}`. Pub/sub delivers at
-most once, and a pub/sub connection can die without redis-py noticing for a long while
-(redis/redis-py #2417, #3979), so a watchdog repairs both: every `check_seconds` it pings
+Messages are the commit function's notices (app/bus/notices.py: "room R is at version V",
+and the commit itself, handed to the store with `heard`). Pub/sub delivers at most once, and
+a pub/sub connection can die without its client noticing for a long while (redis/redis-py
+#2417, #3979), so a watchdog repairs both: every `check_seconds` it pings
 the connection (no answer → a new connection, every room subscribed again) and reads the
 versions of this process's rooms in one pipeline, injecting a notice for each room that
 moved past what was seen. A lost notice therefore costs at most one check interval.
@@ -19,18 +21,20 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
 
-import orjson
 from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
+
+from app.bus import notices
+from app.bus.listener import Listener
 
 log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 256
 
 Versions = Callable[[Sequence[str]], Awaitable[list[int]]]
+# Told of every notice: the room, its version and the commit it carries (b"" when none).
+Heard = Callable[[str, int, bytes], None]
 
 
 class RedisBus:
@@ -41,7 +45,7 @@ class RedisBus:
         versions: Versions,
         *,
         check_seconds: float = 2.0,
-        heard: Callable[[str, int], None] | None = None,
+        heard: Heard | None = None,
     ) -> None:
         self.client = client
         self._channel = channel
@@ -51,10 +55,12 @@ class RedisBus:
         self._rooms: dict[str, set[asyncio.Queue[bytes]]] = {}
         self._by_channel: dict[bytes, str] = {}
         self._seen: dict[str, int] = {}
-        self._pubsub: PubSub | None = None
+        self._kwargs = dict(client.connection_pool.connection_kwargs)
+        self._confirm_timeout = float(self._kwargs.get("socket_timeout") or 2.0)
+        self._listener: Listener | None = None
         self._lock = asyncio.Lock()  # subscribe/unsubscribe/reconnect one at a time
-        self._reader: asyncio.Task[None] | None = None
         self._watchdog: asyncio.Task[None] | None = None
+        self._repairing: set[asyncio.Task[None]] = set()
         self._heard = time.monotonic()
         self.reconnects = 0  # how often the watchdog replaced the connection (tests, health)
         self.repairs = 0  # notices the version check injected
@@ -86,6 +92,11 @@ class RedisBus:
                     with contextlib.suppress(RedisError, OSError):
                         await self._unsubscribe(room)
 
+    def listening(self, room: str) -> bool:
+        """Subscribed to the room, and told its version since (the check at subscription):
+        every later commit of it reaches this process's `heard` (or the watchdog repairs)."""
+        return room in self._seen
+
     async def healthy(self) -> bool:
         try:
             return bool(await self.client.ping())
@@ -93,16 +104,14 @@ class RedisBus:
             return False
 
     async def close(self) -> None:
-        for task in (self._reader, self._watchdog):
-            # redis-py may swallow one cancellation inside a command: cancel until done.
+        for task in (self._watchdog, *self._repairing):
             while task is not None and not task.done():
                 task.cancel()
                 await asyncio.wait([task], timeout=0.5)
-        self._reader = self._watchdog = None
-        if self._pubsub is not None:
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
-            self._pubsub = None
+        self._watchdog = None
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         self._rooms.clear()
 
     # --- the connection -------------------------------------------------------------------
@@ -111,84 +120,83 @@ class RedisBus:
         channel = self._channel(room).encode()
         self._by_channel[channel] = room
         async with self._lock:
-            await self._ensure_connection()
-            assert self._pubsub is not None
             try:
-                await self._pubsub.subscribe(channel)
-            except (RedisError, OSError):
+                listener = await self._ensure_connection()
+                await asyncio.wait_for(listener.subscribe(channel), self._confirm_timeout)
+            except (RedisError, OSError, TimeoutError):
                 log.warning("pub/sub subscribe failed; the watchdog reconnects")
 
     async def _unsubscribe(self, room: str) -> None:
         channel = self._channel(room).encode()
         self._by_channel.pop(channel, None)
         async with self._lock:
-            if self._pubsub is not None:
-                await self._pubsub.unsubscribe(channel)
+            listener = self._listener
+            if listener is not None and not listener.lost and channel not in self._by_channel:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(listener.unsubscribe(channel), self._confirm_timeout)
 
-    async def _ensure_connection(self) -> None:
-        if self._pubsub is None:
-            self._pubsub = self.client.pubsub()
+    async def _ensure_connection(self) -> Listener:
+        listener = self._listener
+        if listener is None or listener.lost:
+            self._listener = None
+            listener = await Listener.open(self._kwargs, self._on_message, self._on_lost)
             self._heard = time.monotonic()
             channels = list(self._by_channel)
             if channels:
-                await self._pubsub.subscribe(*channels)
-        if self._reader is None:
-            self._reader = asyncio.create_task(self._read_forever(), name="redis-bus-reader")
+                await asyncio.wait_for(listener.subscribe(*channels), self._confirm_timeout)
+            self._listener = listener
         if self._watchdog is None:
             self._watchdog = asyncio.create_task(self._watch_forever(), name="redis-bus-watch")
+        return listener
 
     async def _reconnect(self) -> None:
         async with self._lock:
-            old, self._pubsub = self._pubsub, None
+            old, self._listener = self._listener, None
             if old is not None:
-                with contextlib.suppress(Exception):
-                    await old.aclose()  # type: ignore[no-untyped-call]
+                old.close()
             self.reconnects += 1
             try:
                 await self._ensure_connection()
-            except (RedisError, OSError) as exc:
-                self._pubsub = None
+            except (RedisError, OSError, TimeoutError) as exc:
                 log.warning("pub/sub reconnect failed: %s", type(exc).__name__)
 
-    async def _read_forever(self) -> None:
-        while True:
-            pubsub = self._pubsub
-            if pubsub is None or not pubsub.subscribed:
-                await asyncio.sleep(0.05)
-                continue
-            try:
-                message = await pubsub.get_message(timeout=1.0)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a dead connection: the watchdog replaces it
-                log.warning("pub/sub read failed: %s", type(exc).__name__)
-                if self._pubsub is pubsub:
-                    await self._reconnect()
-                await self._check(list(self._rooms))
-                continue
-            if message is None:
-                continue
-            self._heard = time.monotonic()
-            if message.get("type") == "message":
-                self._deliver(message)
+    def _on_message(self, channel: bytes, data: bytes) -> None:
+        self._heard = time.monotonic()
+        if channel:
+            self._deliver(channel, data)
 
-    def _deliver(self, message: dict[str, Any]) -> None:
-        room = self._by_channel.get(message["channel"])
+    def _on_lost(self, listener: Listener) -> None:
+        """The connection broke (killed, Redis restarted): a new one, then the rooms' versions
+        (what was published meanwhile is lost to pub/sub)."""
+        if listener is not self._listener:
+            return
+        log.warning("pub/sub connection lost; reconnecting")
+        task = asyncio.get_running_loop().create_task(self._repair())
+        self._repairing.add(task)
+        task.add_done_callback(self._repairing.discard)
+
+    async def _repair(self) -> None:
+        await self._reconnect()
+        await self._check(list(self._rooms))
+
+    def _deliver(self, channel: bytes, data: bytes) -> None:
+        room = self._by_channel.get(channel)
         if room is None:
             return
-        data: bytes = message["data"]
-        try:
-            version = int(orjson.loads(data)["version"])
-        except (ValueError, KeyError, TypeError):
+        parsed = notices.parse(data)
+        if parsed is None:
             return
-        self._push(room, version, data)
+        self._push(room, parsed[0], data, parsed[1])
 
-    def _push(self, room: str, version: int, data: bytes) -> None:
+    def _push(self, room: str, version: int, data: bytes, body: bytes = b"") -> None:
+        subscribers = self._rooms.get(room)
+        if subscribers is None:  # unsubscribed meanwhile: not heard (see `listening`)
+            return
         if version > self._seen.get(room, -1):
             self._seen[room] = version
         if self._heard_version is not None:
-            self._heard_version(room, version)
-        for queue in self._rooms.get(room, ()):
+            self._heard_version(room, version, body)
+        for queue in subscribers:
             if queue.full():
                 queue.get_nowait()
             queue.put_nowait(data)
@@ -204,14 +212,14 @@ class RedisBus:
                 log.exception("pub/sub watchdog failed")
 
     async def _watch_once(self) -> None:
-        pubsub = self._pubsub
+        listener = self._listener
         silent = time.monotonic() - self._heard
-        if pubsub is None or silent > 3 * self._check_seconds:
+        if listener is None or listener.lost or silent > 3 * self._check_seconds:
             log.warning("pub/sub connection silent for %.1f s; reconnecting", silent)
             await self._reconnect()
         elif self._by_channel:
             with contextlib.suppress(RedisError, OSError):
-                await pubsub.ping()  # its pong counts as hearing from the connection
+                listener.ping()  # its pong counts as hearing from the connection
         else:
             self._heard = time.monotonic()
         await self._check(list(self._rooms))
@@ -229,7 +237,7 @@ class RedisBus:
             if version > self._seen.get(room, -1) and room in self._rooms:
                 if room in self._seen:
                     self.repairs += 1
-                self._push(room, version, orjson.dumps({"room": room, "version": version}))
+                self._push(room, version, notices.notice(room, version))
 
 
 async def _drain(queue: asyncio.Queue[bytes]) -> AsyncIterator[bytes]:

@@ -486,10 +486,37 @@ def state_to_json(state: State) -> dict[str, Any]:
     return out
 
 
+# Settings parsed from their stored form, by that form: a shared store decodes a room's
+# state at every commit another process made, and parsing the settings (validation included)
+# was most of it. Settings are frozen, so one object serves every state that has them.
+_STORED_SETTINGS: dict[tuple[Any, ...], Settings] = {}
+_STORED_SETTINGS_MAX: Final = 512
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _stored_settings(data: dict[str, Any]) -> Settings:
+    hooks, keep = bool(data.get("hooks_allowed")), bool(data.get("keep_departed"))
+    key = (_frozen(data["settings"]), hooks, keep)
+    settings = _STORED_SETTINGS.get(key)
+    if settings is None:
+        settings = settings_from_json(data["settings"], hooks)
+        if keep:
+            settings = replace(settings, keep_departed=True)
+        if len(_STORED_SETTINGS) >= _STORED_SETTINGS_MAX:
+            _STORED_SETTINGS.clear()
+        _STORED_SETTINGS[key] = settings
+    return settings
+
+
 def state_from_json(data: dict[str, Any]) -> State:
-    settings = settings_from_json(data["settings"], bool(data.get("hooks_allowed")))
-    if data.get("keep_departed"):
-        settings = replace(settings, keep_departed=True)
+    settings = _stored_settings(data)
     pairing = tuple(data["pairing"]) if data.get("pairing") is not None else None
     st = State(room=data["room"], settings=settings, deck=deck_for(settings, pairing))
     for k in _PLAIN:

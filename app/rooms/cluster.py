@@ -51,6 +51,7 @@ class Cluster:
             check_seconds=config.redis_check_seconds,
             heard=self.store.heard,
         )
+        self.store.listening = self.bus.listening
         self.rounds = RoundStreamConsumer(
             self.client,
             self.store.rounds_key,

@@ -19,9 +19,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-import orjson
-
 from app import engine
+from app.bus import notices
 from app.bus.base import Bus
 from app.engine import actions as act
 from app.engine.bot import bot_action, catch_at
@@ -38,7 +37,7 @@ from app.rooms.versions import VersionReservations
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder, MemberRecord, RecorderUnavailable
 from app.store.rooms import Commit, Member, RoomRecord, RoomStore, token_digest
-from app.store.shared import SharedRoomStore, StoreUnavailable
+from app.store.shared import CommitConflict, SharedRoomStore, StoreUnavailable
 
 if TYPE_CHECKING:
     from app.rooms.presence import Presence
@@ -447,6 +446,12 @@ class RoomService:
                         record.remember_ack(who.member_id, command.command_id, outcome.version)
             if events:
                 await self._commit(record, state, events)
+            elif outcome.code is not None and record.assumed and self.shared is not None:
+                # Refused on this process's newest record, not the stored one, which may be
+                # newer (a late notice) or hold this command's ack (applied elsewhere):
+                # decided again on the stored record.
+                self.shared.store.doubt(room)
+                raise CommitConflict("refused on an assumed record")
             return outcome
 
     def _command(
@@ -699,8 +704,7 @@ class RoomService:
         await self.versions.committed(record.code, state.version, self.clock())
         self._plan(record.code, state)
         if events:
-            message = orjson.dumps({"room": record.code, "version": state.version})
-            await self.bus.publish(record.code, message)
+            await self.bus.publish(record.code, notices.notice(record.code, state.version))
 
 
 def _own_seat(state: State, member_id: str) -> int | None:

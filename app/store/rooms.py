@@ -114,6 +114,10 @@ class RoomRecord:
     members: dict[str, Member] = field(default_factory=dict)  # token digest → member
     acks: dict[str, OrderedDict[str, int]] = field(default_factory=dict)
     match_id: str | None = None  # the last match announced to the recorder
+    # A shared store handed out its newest known record without reading the stored one
+    # (app/store/redis/rooms.py `load`): a commit of it is still compare-and-set, but a
+    # refusal decided on it must be decided again on the stored record (RoomService.submit).
+    assumed: bool = False
 
     @property
     def version(self) -> int:

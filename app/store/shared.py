@@ -76,6 +76,11 @@ class SharedRoomStore(RoomStore, Protocol):
         """Rooms whose wake-up is due, each pushed `lease_ms` out (claimed by this caller)."""
         ...
 
+    def doubt(self, room: str) -> None:
+        """The next load of `room` reads the stored record (after a refusal decided on an
+        `assumed` one)."""
+        ...
+
     async def versions(self, rooms: Sequence[str]) -> list[int]:
         """The stored version of each room (0 when gone)."""
         ...

@@ -9,8 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-import orjson
-
+from app.bus import notices
 from app.bus.base import Bus
 from app.store.rooms import Commit
 from app.transport.connection import Connection
@@ -77,12 +76,14 @@ class Hub:
                         await channel.task
         return was_current
 
-    async def _newest(self, room: str, version: int) -> Commit | None:
-        """The commit ending at `version`, if it is still the newest and holds its state."""
+    async def _newest(self, room: str, version: int, after: int) -> Commit | None:
+        """The commit ending at `version`, if it is still the newest and holds its state,
+        read from `after` (a socket's version: a commit may hold several events, and a read
+        from inside it finds nothing)."""
         if self._history is None:
             return None
         try:
-            commits = await self._history(room, version - 1)
+            commits = await self._history(room, after)
         except Exception:  # the sockets' own tasks read (and report) the history then
             return None
         if not commits or commits[-1].last != version:
@@ -117,13 +118,14 @@ class Hub:
             async with self.bus.subscribe(room) as messages:
                 channel.ready.set()
                 async for message in messages:
-                    try:
-                        version = int(orjson.loads(message)["version"])
-                    except (ValueError, KeyError, TypeError):
+                    parsed = notices.parse(message)
+                    if parsed is None:
                         log.warning("ignored a malformed bus message")
                         continue
+                    version = parsed[0]
                     conns = list(channel.connections)
-                    commit = await self._newest(room, version) if len(conns) else None
+                    behind = [c.version for c in conns if c.version < version]
+                    commit = await self._newest(room, version, max(behind)) if behind else None
                     now = self._clock() if commit is not None and self._clock else 0
                     for conn in conns:
                         if commit is None or not conn.deliver(commit, now):

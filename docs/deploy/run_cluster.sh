@@ -61,7 +61,9 @@ if command -v nginx >/dev/null 2>&1; then
   UPSTREAMS=$upstreams LISTEN="$HOST:$PORT" "$PY" - docs/deploy/nginx.conf >"$RUN/nginx/site.conf" <<'PYCODE'
 import os, re, sys
 text = open(sys.argv[1]).read()
-text = re.sub(r"upstream uno \{.*?\n\}", "upstream uno {\n" + os.environ["UPSTREAMS"] + "}", text, flags=re.S)
+servers = os.environ["UPSTREAMS"]
+text = re.sub(r"upstream uno \{.*?\n\}", "upstream uno {\n" + servers + "}", text, flags=re.S)
+text = re.sub(r"(upstream uno_rooms \{\n    hash \$uri consistent;\n).*?\n\}", lambda m: m.group(1) + servers + "}", text, flags=re.S)
 print(text.replace("listen 80;", "listen " + os.environ["LISTEN"] + ";"))
 PYCODE
   cat >"$RUN/nginx/nginx.conf" <<CONF

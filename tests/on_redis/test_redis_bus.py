@@ -8,10 +8,10 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-import orjson
 import pytest
 from redis.asyncio import Redis
 
+from app.bus import notices
 from app.bus.redis import RedisBus
 from app.engine import new_table, parse_settings
 from app.engine.events import Event
@@ -36,7 +36,9 @@ async def _next(messages: AsyncIterator[bytes], timeout: float) -> int:
     """The next notice past version 0 (subscribing reports the current version once)."""
     while True:
         data = await asyncio.wait_for(anext(messages), timeout)
-        version = int(orjson.loads(data)["version"])
+        parsed = notices.parse(data)
+        assert parsed is not None
+        version = parsed[0]
         if version > 0:
             return version
 

@@ -5,10 +5,12 @@ history, the states of recent commits, the wake-up index and the round stream.""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import orjson
 import pytest
 from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
 
 from app.engine import new_table, parse_settings
 from app.engine.events import Event
@@ -159,17 +161,85 @@ async def test_commit_publishes_and_queues_rounds(
     assert loaded is not None
     _advance(loaded, 3)
     await store.commit_shared("r1", 0, loaded, _events(1, 3), wake_at=None, rounds=[b"R1"])
-    notice = None
-    for _ in range(50):
-        message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.1)
-        if message is not None:
-            notice = orjson.loads(message["data"])
-            break
+    notice = await _notice(pubsub)
     await pubsub.aclose()
-    assert notice == {"room": "r1", "version": 3}
+    head, _, body = notice.partition(b"\n")
+    assert orjson.loads(head) == {"room": "r1", "version": 3}
+    carried = orjson.loads(body)  # the commit, for the other processes (see below)
+    assert carried["rev"] == 2 and carried["state"]["version"] == 3
+    assert [e["version"] for e in carried["events"]] == [1, 2, 3]
     entries = await redis_client.xrange(store.rounds_key)
     assert [e[1] for e in entries] == [{b"r": b"R1"}]
     assert await store.versions(["r1", "zz"]) == [3, 0]
+
+
+async def _notice(pubsub: PubSub) -> bytes:
+    for _ in range(50):
+        message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.1)
+        if message is not None:
+            data: bytes = message["data"]
+            return data
+    raise AssertionError("no notice")
+
+
+async def test_another_process_takes_the_commit_from_its_notice(
+    store: RedisRoomStore, redis_client: Redis, prefix: str
+) -> None:
+    """A process that hears a room's notices serves the commits they carried without reading
+    Redis; one that missed a notice, or does not listen to the room, reads them."""
+    await store.create(_record(), [])
+    other = RedisRoomStore(redis_client, prefix=prefix)
+    reads: list[str] = []
+    real_call = other._call
+
+    async def counted(name: str, *args: Any, **kwargs: Any) -> Any:
+        reads.append(name)
+        return await real_call(name, *args, **kwargs)
+
+    other._call = counted  # type: ignore[method-assign]
+    pubsub = redis_client.pubsub()
+    await pubsub.subscribe(store.channel("r1"))
+    heard: list[bytes] = []
+    for first, last in ((1, 2), (3, 3), (4, 5)):
+        loaded = await store.load("r1")
+        assert loaded is not None
+        _advance(loaded, last)
+        await store.commit_shared("r1", first - 1, loaded, _events(first, last), wake_at=None)
+        heard.append(await _notice(pubsub))
+    await pubsub.aclose()
+
+    def hear(store: RedisRoomStore, notice: bytes) -> None:
+        head, _, body = notice.partition(b"\n")
+        store.heard("r1", orjson.loads(head)["version"], body)
+
+    other.listening = lambda room: True
+    hear(other, heard[0])
+    hear(other, heard[1])
+    commits = await other.commits_since("r1", 0)
+    assert commits is not None and [(c.first, c.last) for c in commits] == [(1, 2), (3, 3)]
+    assert commits[-1].state is not None and commits[-1].state.version == 3
+    assert [e.private for e in commits[0].events] == [{0: {"secret": 1}}, {0: {"secret": 2}}]
+    assert await other.commits_since("r1", 3) == []
+    assert reads == []
+    # The notice's state, members and write counter are the room's newest: the load's
+    # answer carries no record, the one taken from the notice is used.
+    hear(other, heard[2])
+    newest = await other.commits_since("r1", 3)
+    assert newest is not None and newest[-1].state is not None
+    record = await other.load("r1")
+    assert record is not None and record.state is newest[-1].state
+    assert [m.name for m in record.members.values()] == ["Ayşe"]
+    assert reads == ["uno_load"]
+    # A notice that arrives without the commits before it: the gap is read from Redis.
+    other.heard("r1", 6)  # announced, not carried (a watchdog's repair, say)
+    assert await other.commits_since("r1", 5) == []
+    assert reads == ["uno_load", "uno_since"]
+    # A process not listening to the room: what it holds proves nothing, it reads.
+    deaf = RedisRoomStore(redis_client, prefix=prefix)
+    hear(deaf, heard[0])
+    hear(deaf, heard[1])
+    deaf_reads = await deaf.commits_since("r1", 0)
+    assert deaf_reads is not None and deaf_reads[-1].last == 5
 
 
 async def test_idle_rooms_expire(redis_client: Redis, prefix: str) -> None:

@@ -5,6 +5,7 @@ timers fired once whoever claims them, rounds recorded once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -55,16 +56,36 @@ class Proc:
     store: RedisRoomStore
     poller: WakePoller
     rounds: RoundStreamConsumer
+    bus: RedisBus
+    hearing: bool  # subscribed to the rooms' notices, as a process holding their sockets
+
+    async def listen(self, stack: contextlib.AsyncExitStack, room: str) -> None:
+        """Subscribe to `room` (a socket of it here), its notices drained as the hub does."""
+        notices = await stack.enter_async_context(self.bus.subscribe(room))
+
+        async def drain() -> None:
+            async for _ in notices:
+                pass
+
+        task = asyncio.create_task(drain())
+        stack.callback(task.cancel)
 
 
-@pytest.fixture
-async def procs(redis_client: Redis, prefix: str) -> AsyncIterator[list[Proc]]:
+# Both as processes that hold no socket of the room (every load reads Redis) and as ones
+# that hear its notices (commits taken from them, commands applied on the newest record).
+@pytest.fixture(params=[False, True], ids=["deaf", "hearing"])
+async def procs(
+    redis_client: Redis, prefix: str, request: pytest.FixtureRequest
+) -> AsyncIterator[list[Proc]]:
     clock = Clock()
     database = CountingRecorder()
     out: list[Proc] = []
+    hearing: bool = request.param
     for i in range(3):
         store = RedisRoomStore(redis_client, prefix=prefix)
-        bus = RedisBus(redis_client, store.channel, store.versions)
+        bus = RedisBus(redis_client, store.channel, store.versions, heard=store.heard)
+        if hearing:
+            store.listening = bus.listening
         service = RoomService(
             AppSettings(database_url="memory://", uno_test_hooks=True),
             store,
@@ -79,10 +100,16 @@ async def procs(redis_client: Redis, prefix: str) -> AsyncIterator[list[Proc]]:
             redis_client, store.rounds_key, database, name=f"c{i}", claim_idle_ms=200
         )
         await consumer.ensure_group()
-        out.append(Proc(service, store, poller, consumer))
-    yield out
+        out.append(Proc(service, store, poller, consumer, bus, hearing))
+    async with contextlib.AsyncExitStack() as stack:
+        _stacks[id(out)] = stack
+        yield out
+        del _stacks[id(out)]
     for p in out:
         await p.service.bus.close()
+
+
+_stacks: dict[int, contextlib.AsyncExitStack] = {}
 
 
 def _cmd(action: act.Action, command_id: str, at: int | None = None) -> Command:
@@ -95,6 +122,9 @@ async def _table(
     """A room created on process 0, joined on the others, dealt `hands` (seat 0 starts)."""
     a = procs[0].service
     host = await a.create_room("P0", settings)
+    for proc in procs:
+        if proc.hearing:
+            await proc.listen(_stacks[id(procs)], host.room)
     people = [Identity(host.player_id, "player", 0)]
     for i in range(1, len(hands)):
         joined = await procs[i % len(procs)].service.join(host.room, f"P{i}")
@@ -252,3 +282,62 @@ async def test_a_dead_consumers_rounds_are_claimed(procs: list[Proc], redis_clie
     database = procs[0].service.recorder
     assert isinstance(database, CountingRecorder)
     assert [r.room for r in database.calls] == [room]
+
+
+async def test_a_hearing_process_applies_commands_on_its_newest_record(
+    procs: list[Proc],
+) -> None:
+    """A process that heard every commit applies a command without reading the room back;
+    a refusal decided on that record is decided again on the stored one (a command applied
+    elsewhere gets its ack, not an error), and a record made stale by a lost notice only
+    costs a compare-and-set conflict."""
+    if not procs[0].hearing:
+        pytest.skip("the assumed record is for processes hearing the room")
+    room, people, ids = await _table(procs, [["red 1", "red 3", "blue 4"], ["red 2"]], "red 5", {})
+    a, b = procs[0], procs[1]
+    reads: list[str] = []
+    real_call = b.store._call
+
+    async def counted(name: str, *args: Any, **kwargs: Any) -> Any:
+        reads.append(name)
+        return await real_call(name, *args, **kwargs)
+
+    b.store._call = counted  # type: ignore[method-assign]
+
+    async def heard_everything() -> None:
+        newest = (await a.store.load(room)).version  # type: ignore[union-attr]
+        for _ in range(100):
+            known = b.store._latest.get(room)
+            if known is not None and known.state.version == newest:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("process b never heard the commit")
+
+    await heard_everything()
+    chat = await b.service.submit(room, people[1], _cmd(act.Chat("hi"), "c1"))
+    assert chat.version is not None and reads == ["uno_commit"]
+    await heard_everything()
+    # Seat 0's play applied on process a; resent through b, whose record now shows the card
+    # gone (the engine refuses it): answered with the first ack, not applied twice.
+    play = _cmd(act.Play(ids[0][0]), "p1")
+    first = await a.service.submit(room, people[0], play)
+    assert first.version is not None
+    await heard_everything()
+    reads.clear()
+    assert await b.service.submit(room, people[0], play) == first
+    assert reads == ["uno_load"]  # refused on b's record, re-decided on the stored one
+    # A lost notice: b's newest record is stale; the command still applies (conflict, re-read).
+    b_subscribers = b.bus._rooms.pop(room)  # a's next notice does not reach b (as if lost)
+    seat1_chat = await a.service.submit(room, people[1], _cmd(act.Chat("lost"), "c2"))
+    assert seat1_chat.version is not None
+    await asyncio.sleep(0.1)
+    b.bus._rooms[room] = b_subscribers
+    reads.clear()
+    conflicts = b.service.shared.conflicts  # type: ignore[union-attr]
+    late = await b.service.submit(room, people[1], _cmd(act.Chat("after"), "c3"))
+    assert late.version == seat1_chat.version + 1
+    assert b.service.shared.conflicts == conflicts + 1  # type: ignore[union-attr]
+    assert reads == ["uno_commit", "uno_load", "uno_commit"]
+    events = await a.store.events_since(room, 0)
+    assert events is not None
+    assert sum(1 for e in events if e.kind == "card_played") == 1

@@ -12,6 +12,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
+from app.store.redis.pipe import RedisPipe
 from app.store.shared import StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -65,10 +66,17 @@ async def call_function(
     load: Callable[[], Awaitable[None]],
     *,
     read_only: bool = False,
+    pipe: RedisPipe | None = None,
 ) -> Any:
-    """FCALL (or FCALL_RO) `name`. If Redis has not the library (never loaded, restarted
-    without its AOF, FUNCTION FLUSH), nothing ran: `load` it and call once more."""
-    call = client.fcall_ro if read_only else client.fcall
+    """FCALL (or FCALL_RO) `name`, on `pipe` when given (the hot path, app/store/redis/
+    pipe.py). If Redis has not the library (never loaded, restarted without its AOF,
+    FUNCTION FLUSH), nothing ran: `load` it and call once more."""
+
+    def call(name: str, count: int, *rest: Any) -> Awaitable[Any]:
+        if pipe is not None:
+            return pipe.execute("FCALL_RO" if read_only else "FCALL", name, count, *rest)
+        return (client.fcall_ro if read_only else client.fcall)(name, count, *rest)
+
     try:
         return await call(name, len(keys), *keys, *args)
     except ResponseError as exc:

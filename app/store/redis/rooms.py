@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,9 +26,11 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from app import engine
+from app.bus import notices
 from app.engine.events import Event
 from app.engine.state import State
 from app.store.redis.client import call_function, guard, load_functions
+from app.store.redis.pipe import RedisPipe
 from app.store.rooms import FRAMES_KEPT, STATES_KEPT, Commit, Member, RoomRecord
 from app.store.shared import (
     CommitConflict,
@@ -115,6 +118,9 @@ class RedisRoomStore:
         states_kept: int = STATES_KEPT,
     ) -> None:
         self.client = client
+        # The function calls (commit, load, history) on one shared connection; the rest of
+        # the commands (rare) through redis-py's pool.
+        self._pipe = RedisPipe.like(client.connection_pool.connection_kwargs)
         self.prefix = prefix
         self._history_limit = max(1, history_limit)
         self._ttl_ms = max(1, idle_ttl_seconds) * 1000
@@ -127,9 +133,17 @@ class RedisRoomStore:
         self._origins: _Lru[int, _Origin] = _Lru(8192)
         self._flights: dict[str, _Flight] = {}
         self._heard: dict[str, int] = {}  # room → newest version a notice announced
+        self._doubted: set[str] = set()  # rooms whose next load reads the stored record
+        # This process's commits in flight, which their notice may reach `heard` before the
+        # commit's reply arrives: kept from here rather than decoded from the notice.
+        self._mark = b'{"by":"' + secrets.token_hex(8).encode() + b'",'
+        self._flying: dict[tuple[str, int], Commit] = {}
         # Told the code of each room this process wrote (created or committed): the
         # checkpointer's set of changed rooms (app/rooms/checkpoints.py).
         self.written: Callable[[str], None] | None = None
+        # Whether this process hears every notice of the room (the bus is subscribed to it):
+        # only then does the newest commit it holds tell that no newer one exists.
+        self.listening: Callable[[str], bool] = lambda room: False
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -183,6 +197,15 @@ class RedisRoomStore:
     async def load(self, room: str) -> RoomRecord | None:
         known = self._latest.get(room)
         command = current_command.get()
+        if command is not None and known is not None and self._assumable(room, known):
+            # A command on a room whose every commit this process heard of: its newest
+            # record is the stored one unless a notice is late, and the commit's
+            # compare-and-set (and its refusal of a command id applied already) tells.
+            record = self._record(room, known)
+            record.assumed = True
+            self._origins.put(id(record), _Origin(record, known.rev, frozenset()))
+            return record
+        self._doubted.discard(room)
         ack_field = _ack_field(*command) if command is not None else ""
         reply = await self._call(
             "uno_load",
@@ -203,20 +226,34 @@ class RedisRoomStore:
             known = _Loaded(rev, state, orjson.loads(reply[4]))
             self._latest.put(room, known)
             self._states.put((room, version), state)
-        meta = known.meta
-        record = RoomRecord(
-            code=room,
-            state=known.state,
-            created_at=int(meta["c"]),
-            members={d: Member(m[0], m[1], m[2]) for d, m in meta["mem"].items()},
-            match_id=meta.get("m"),
-        )
+        record = self._record(room, known)
         stored: frozenset[str] = frozenset()
         if command is not None and reply[3] is not None:
             record.remember_ack(command[0], command[1], int(reply[3]))
             stored = frozenset({ack_field})
         self._origins.put(id(record), _Origin(record, rev, stored))
         return record
+
+    def _assumable(self, room: str, known: _Loaded) -> bool:
+        return (
+            self.listening(room)
+            and room not in self._doubted
+            and known.state.version >= self._heard.get(room, 0)
+        )
+
+    def doubt(self, room: str) -> None:
+        self._doubted.add(room)
+
+    @staticmethod
+    def _record(room: str, known: _Loaded) -> RoomRecord:
+        meta = known.meta
+        return RoomRecord(
+            code=room,
+            state=known.state,
+            created_at=int(meta["c"]),
+            members={d: Member(m[0], m[1], m[2]) for d, m in meta["mem"].items()},
+            match_id=meta.get("m"),
+        )
 
     async def commit(
         self, room: str, expected_version: int, record: RoomRecord, events: list[Event]
@@ -251,15 +288,30 @@ class RedisRoomStore:
                     acks.append((field, version))
         meta = _meta(record)
         version = record.version
-        notice = orjson.dumps({"room": room, "version": version})
+        state_blob = _state_blob(record.state)
+        meta_blob = orjson.dumps(meta)
+        events_blob = _events_blob(events) if events else b""
+        # The commit rides on its notice, for the other processes (`heard`); the counter it
+        # will have is known when the compare-and-set checks the one it was loaded at.
+        body = (
+            self._mark
+            + orjson.dumps(  # {"by": ..., (this object's fields)
+                {
+                    "rev": origin.rev + 1 if origin is not None else None,
+                    "state": orjson.Fragment(state_blob),
+                    "meta": orjson.Fragment(meta_blob),
+                    "events": orjson.Fragment(events_blob or b"[]"),
+                }
+            )[1:]
+        )
         args: list[Any] = [
             room,
             origin.rev if origin is not None else "",
             expected_version,
             version,
-            _state_blob(record.state),
-            orjson.dumps(meta),
-            _events_blob(events) if events else "",
+            state_blob,
+            meta_blob,
+            events_blob or "",
             events[0].version if events else version,
             "" if wake_at is None else wake_at,
             self._ttl_ms,
@@ -267,13 +319,19 @@ class RedisRoomStore:
             self._states_kept,
             ACK_CACHE_SIZE,
             self.channel(room),
-            notice,
+            notices.notice(room, version, body),
             len(acks),
         ]
         for field, ack_version in acks:
             args += [field, ack_version]
         args += list(rounds)
-        reply = await self._call("uno_commit", self._commit_keys(room), args)
+        flight = (room, version)
+        if events:
+            self._flying[flight] = Commit(events, record.state)
+        try:
+            reply = await self._call("uno_commit", self._commit_keys(room), args)
+        finally:
+            self._flying.pop(flight, None)
         outcome = reply[0].decode()
         if outcome == "dup":
             raise DuplicateCommand(int(reply[1]))
@@ -326,6 +384,8 @@ class RedisRoomStore:
             return False
 
     async def close(self) -> None:
+        if self._pipe is not None:
+            await self._pipe.aclose()
         await self.client.aclose()
 
     # --- what the shared rooms add ------------------------------------------------------
@@ -363,6 +423,9 @@ class RedisRoomStore:
         after the version it was asked for."""
         if version < 0:
             return None
+        held = self._held_since(room, version)
+        if held is not None:
+            return held
         heard = self._heard.get(room, 0)
         flight = self._flights.get(room)
         # A read started before the newest notice arrived may miss that commit: not joined.
@@ -385,10 +448,59 @@ class RedisRoomStore:
             if self._flights.get(room) is mine:
                 del self._flights[room]
 
-    def heard(self, room: str, version: int) -> None:
-        """The bus saw a notice: reads of the room started before it may be out of date."""
+    def _held_since(self, room: str, version: int) -> list[Commit] | None:
+        """The commits after `version` from this process's own (committed here or taken from
+        their notices), when it hears the room's notices and holds every commit up to the
+        newest it heard of."""
+        recent = self._recent.get(room)
+        if not recent or not self.listening(room):
+            return None
+        newest = recent[-1].last
+        if newest < version or newest < self._heard.get(room, 0):
+            return None
+        held: list[Commit] = []
+        expected = version + 1
+        for commit in recent:
+            if commit.last < expected:
+                continue
+            if commit.first != expected:
+                return None  # a notice was lost, or the room came back from a checkpoint
+            held.append(commit)
+            expected = commit.last + 1
+        if not held and newest != version:
+            return None
+        return held
+
+    def heard(self, room: str, version: int, body: bytes = b"") -> None:
+        """The bus saw a notice: reads of the room started before it may be out of date. A
+        notice from another process's commit carries the commit: kept as if read."""
         if version > self._heard.get(room, 0):
             self._heard[room] = version
+        if body and (room, version) not in self._commits:
+            if body.startswith(self._mark):  # this process's own commit, its reply not in yet
+                mine = self._flying.get((room, version))
+                if mine is not None:
+                    self._keep(room, mine)
+                return
+            try:
+                self._take(room, version, body)
+            except Exception:  # the history read repairs it: never let a notice stop the bus
+                log.exception("could not take a commit from its notice")
+
+    def _take(self, room: str, version: int, body: bytes) -> None:
+        data = orjson.loads(body)
+        events = [Event.from_json(e) for e in data["events"]]
+        if not events or events[-1].version != version:
+            return
+        state = self._states.get((room, version))
+        if state is None:
+            state = engine.state_from_json(data["state"])
+            self._states.put((room, version), state)
+        rev = data["rev"]
+        known = self._latest.get(room)
+        if rev is not None and (known is None or known.rev < rev):
+            self._latest.put(room, _Loaded(rev, state, data["meta"]))
+        self._keep(room, Commit(events, state))
 
     async def _read_since(self, room: str, version: int, *, states: bool) -> list[Commit] | None:
         held = [v for v in range(version + 1, version + 129) if (room, v) in self._states]
@@ -443,7 +555,8 @@ class RedisRoomStore:
         if events:
             for event in events:
                 event.after = None  # the commit holds the one state a view is built of
-            self._keep(room, Commit(events, state))
+            if (room, events[-1].version) not in self._commits:  # not taken from its notice
+                self._keep(room, Commit(events, state))
 
     def _keep(self, room: str, commit: Commit) -> None:
         self._commits.put((room, commit.last), commit)
@@ -463,7 +576,13 @@ class RedisRoomStore:
         self, name: str, keys: Sequence[str], args: Sequence[Any], *, read_only: bool = False
     ) -> Any:
         return await call_function(
-            self.client, name, keys, args, lambda: load_functions(self.client), read_only=read_only
+            self.client,
+            name,
+            keys,
+            args,
+            lambda: load_functions(self.client),
+            read_only=read_only,
+            pipe=self._pipe,
         )
 
     _guard = staticmethod(guard)
