@@ -62,7 +62,7 @@ async def test_an_error_reply_fails_its_caller_only(redis_client: Redis, prefix:
         )
         assert isinstance(results[0], ResponseError) and "integer" in str(results[0])
         assert results[1] == b"text"
-        with pytest.raises(ResponseError, match="(?i)function not found"):  # call_function's cue
+        with pytest.raises(ResponseError, match=r"(?i)function not found"):  # call_function's cue
             await pipe.execute("FCALL", "no_such_function", 0)
         assert await pipe.execute("ECHO", "still") == b"still"
     finally:
