@@ -23,7 +23,8 @@ from collections.abc import Callable
 
 from app import engine
 from app.store.recorder import MatchRecorder, RoomCheckpoint
-from app.store.rooms import RoomRecord, RoomStore
+from app.store.rooms import RoomRecord
+from app.store.shared import SharedRoomStore
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ BATCH_MAX = 200  # rooms per transaction
 class Checkpointer:
     def __init__(
         self,
-        store: RoomStore,
+        store: SharedRoomStore,
         recorder: MatchRecorder,
         clock: Callable[[], int],
         *,
@@ -84,13 +85,17 @@ class Checkpointer:
                 batch, rest = pending[:BATCH_MAX], pending[BATCH_MAX:]
                 checkpoints: list[RoomCheckpoint] = []
                 for room in batch:
-                    record = await self._store.load(room)
+                    # What this process wrote (or heard since): no read of the store. An
+                    # older version than the store's is harmless (the upsert keeps the newest,
+                    # and whoever wrote the newer one checkpoints it).
+                    record = self._store.held(room) or await self._store.load(room)
                     if record is not None:
                         checkpoints.append(self._checkpoint(record))
                 if checkpoints:
                     await self._recorder.checkpoint(checkpoints)
                 written += len(checkpoints)
                 pending = rest
+                await asyncio.sleep(0)  # a batch at a time: the tables' moves go on between
         except BaseException:
             self._changed.update(pending)  # this batch and the rest: next pass
             raise

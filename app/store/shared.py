@@ -81,6 +81,11 @@ class SharedRoomStore(RoomStore, Protocol):
         `assumed` one)."""
         ...
 
+    def held(self, room: str) -> RoomRecord | None:
+        """The newest record of `room` this process holds (it committed or heard it), with
+        no read of the store; None when it holds none."""
+        ...
+
     async def versions(self, rooms: Sequence[str]) -> list[int]:
         """The stored version of each room (0 when gone)."""
         ...

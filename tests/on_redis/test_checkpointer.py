@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -76,7 +77,18 @@ async def test_only_changed_rooms_are_written_and_a_failed_pass_is_retried(
         with pytest.raises(ConnectionError):
             await checkpoints.flush()
         recorder.down = False
+        store = service.store
+        assert isinstance(store, RedisRoomStore)
+        reads: list[str] = []
+        real_call = store._call
+
+        async def counted(name: str, *args: Any, **kwargs: Any) -> Any:
+            reads.append(name)
+            return await real_call(name, *args, **kwargs)
+
+        store._call = counted  # type: ignore[method-assign]
         assert await checkpoints.flush() == 1  # kept for the next pass
+        assert reads == []  # the record this process wrote: no read of Redis
         assert recorder.batches[-1] == [a.room]
         stored = await recorder.latest_checkpoint(a.room)
         record = await service.store.load(a.room)

@@ -172,6 +172,17 @@ class RedisPipe:
             link = await self._open()
         return await link.request(hiredis.pack_command(args))
 
+    async def execute_many(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """Several commands' replies, written together (a pipeline without a transaction);
+        an error reply is returned in its place, as the exception."""
+        if not commands:
+            return []
+        link = self._link
+        if link is None or link.lost is not None:
+            link = await self._open()
+        futures = [link.request(hiredis.pack_command(command)) for command in commands]
+        return list(await asyncio.gather(*futures, return_exceptions=True))
+
     async def _open(self) -> _Link:
         if self._closed:
             raise RedisConnectionError("closed")

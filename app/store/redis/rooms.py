@@ -35,6 +35,7 @@ from app.store.rooms import FRAMES_KEPT, STATES_KEPT, Commit, Member, RoomRecord
 from app.store.shared import (
     CommitConflict,
     DuplicateCommand,
+    StoreUnavailable,
     current_command,
 )
 
@@ -404,11 +405,24 @@ class RedisRoomStore:
     async def versions(self, rooms: Sequence[str]) -> list[int]:
         if not rooms:
             return []
-        async with self.client.pipeline(transaction=False) as pipe:
-            for room in rooms:
-                pipe.hget(self.key(room, "state"), "v")
-            replies = await self._guard(pipe.execute())
+        commands = [("HGET", self.key(room, "state"), "v") for room in rooms]
+        if self._pipe is not None:
+            replies = await self._guard(self._pipe.execute_many(commands))
+            for reply in replies:
+                if isinstance(reply, BaseException):
+                    raise StoreUnavailable(f"{type(reply).__name__}: {reply}")
+        else:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for room in rooms:
+                    pipe.hget(self.key(room, "state"), "v")
+                replies = await self._guard(pipe.execute())
         return [int(v) if v is not None else 0 for v in replies]
+
+    def held(self, room: str) -> RoomRecord | None:
+        """The newest record of `room` this process holds (committed or heard), without
+        reading Redis; None when it holds none."""
+        known = self._latest.get(room)
+        return self._record(room, known) if known is not None else None
 
     async def wake_of(self, room: str) -> int | None:
         """The room's planned wake-up (ms), for tests and the health page."""
