@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+import orjson
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerRecord:
@@ -164,7 +166,9 @@ class MemoryRecorder:
         self._ceilings: dict[str, tuple[int, int]] = {}  # room → (ceiling, at)
         self._abandoned: set[str] = set()
         self._started: dict[str, int] = {}  # match → started_at
-        self._checkpoints: dict[str, RoomCheckpoint] = {}
+        # Each checkpoint's state kept as JSON, as the database keeps it: thousands of rooms'
+        # nested dicts would be walked by every collection of the garbage collector.
+        self._checkpoints: dict[str, tuple[RoomCheckpoint, bytes]] = {}
 
     async def start(self) -> None:
         return None
@@ -253,11 +257,13 @@ class MemoryRecorder:
     async def checkpoint(self, checkpoints: Sequence[RoomCheckpoint]) -> None:
         for cp in checkpoints:
             known = self._checkpoints.get(cp.room)
-            if known is None or known.version < cp.version:
-                self._checkpoints[cp.room] = cp
+            if known is None or known[0].version < cp.version:
+                state = orjson.dumps(cp.state, option=orjson.OPT_NON_STR_KEYS)
+                self._checkpoints[cp.room] = (replace(cp, state={}), state)
 
     async def latest_checkpoint(self, room: str) -> RoomCheckpoint | None:
-        return self._checkpoints.get(room)
+        known = self._checkpoints.get(room)
+        return None if known is None else replace(known[0], state=orjson.loads(known[1]))
 
     async def prune(self, rooms_before: int, matches_before: int) -> tuple[int, int]:
         abandoned = 0
@@ -277,7 +283,7 @@ class MemoryRecorder:
         for by_number in self._rounds.values():
             for r in by_number.values():
                 active[r.room] = max(active.get(r.room, 0), r.ended_at)
-        for room, cp in self._checkpoints.items():
+        for room, (cp, _) in self._checkpoints.items():
             active[room] = max(active.get(room, 0), cp.at)
         held = (
             self._members.keys()

@@ -118,6 +118,8 @@ class RoomRecord:
     # (app/store/redis/rooms.py `load`): a commit of it is still compare-and-set, but a
     # refusal decided on it must be decided again on the stored record (RoomService.submit).
     assumed: bool = False
+    # What the store that handed the record out needs to commit it (its own business).
+    origin: object | None = field(default=None, repr=False, compare=False)
 
     @property
     def version(self) -> int:

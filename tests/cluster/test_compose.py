@@ -82,7 +82,12 @@ def test_the_balancer_passes_websockets_to_every_replica() -> None:
     assert "proxy_set_header Upgrade $http_upgrade;" in conf
     assert "proxy_set_header Connection $connection_upgrade;" in conf
     assert "proxy_http_version 1.1;" in conf
-    upstream = re.search(r"upstream uno \{(.*?)\n\}", conf, re.S)
-    assert upstream is not None
     apps = sorted(name for name, s in services.items() if s.get("build"))
-    assert sorted(re.findall(r"server (\w+):8000", upstream.group(1))) == apps
+    for name in ("uno", "uno_rooms"):  # HTTP round-robin; room sockets hashed by room
+        upstream = re.search(rf"upstream {name} \{{(.*?)\n\}}", conf, re.S)
+        assert upstream is not None, name
+        assert sorted(re.findall(r"server (\w+):8000", upstream.group(1))) == apps
+    rooms = re.search(r"upstream uno_rooms \{(.*?)\n\}", conf, re.S)
+    assert rooms is not None and "hash $uri consistent;" in rooms.group(1)
+    sockets = re.search(r"location /ws/ \{(.*?)\n    \}", conf, re.S)
+    assert sockets is not None and "proxy_pass http://uno_rooms;" in sockets.group(1)

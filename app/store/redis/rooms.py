@@ -81,14 +81,15 @@ class _Loaded:
     rev: int
     state: State
     meta: dict[str, Any]
+    members: dict[str, Member] | None = None  # decoded from meta on first use
 
 
 @dataclass(slots=True)
 class _Origin:
-    """Where a handed-out record came from: the counter its commit must still find, and the
-    ack it was loaded with (already stored: not a new one)."""
+    """Where a handed-out record came from (kept on it, `RoomRecord.origin`): the counter
+    its commit must still find, and the ack it was loaded with (already stored: not a new
+    one)."""
 
-    record: RoomRecord
     rev: int
     stored_acks: frozenset[str]
 
@@ -131,7 +132,6 @@ class RedisRoomStore:
         self._commits: _Lru[tuple[str, int], Commit] = _Lru(8192)
         # Each room's newest commits here: older ones drop their encoded frames and state.
         self._recent: _Lru[str, deque[Commit]] = _Lru(4096)
-        self._origins: _Lru[int, _Origin] = _Lru(8192)
         self._flights: dict[str, _Flight] = {}
         self._heard: dict[str, int] = {}  # room → newest version a notice announced
         self._doubted: set[str] = set()  # rooms whose next load reads the stored record
@@ -204,7 +204,7 @@ class RedisRoomStore:
             # compare-and-set (and its refusal of a command id applied already) tells.
             record = self._record(room, known)
             record.assumed = True
-            self._origins.put(id(record), _Origin(record, known.rev, frozenset()))
+            record.origin = _Origin(known.rev, frozenset())
             return record
         self._doubted.discard(room)
         ack_field = _ack_field(*command) if command is not None else ""
@@ -232,7 +232,7 @@ class RedisRoomStore:
         if command is not None and reply[3] is not None:
             record.remember_ack(command[0], command[1], int(reply[3]))
             stored = frozenset({ack_field})
-        self._origins.put(id(record), _Origin(record, rev, stored))
+        record.origin = _Origin(rev, stored)
         return record
 
     def _assumable(self, room: str, known: _Loaded) -> bool:
@@ -248,11 +248,13 @@ class RedisRoomStore:
     @staticmethod
     def _record(room: str, known: _Loaded) -> RoomRecord:
         meta = known.meta
+        if known.members is None:
+            known.members = {d: Member(m[0], m[1], m[2]) for d, m in meta["mem"].items()}
         return RoomRecord(
             code=room,
             state=known.state,
             created_at=int(meta["c"]),
-            members={d: Member(m[0], m[1], m[2]) for d, m in meta["mem"].items()},
+            members=dict(known.members),  # a join adds to the record's own copy
             match_id=meta.get("m"),
         )
 
@@ -277,9 +279,7 @@ class RedisRoomStore:
         rounds: Sequence[bytes] = (),
         stored: Callable[[], object] | None = None,
     ) -> None:
-        origin = self._origins.get(id(record))
-        if origin is not None and origin.record is not record:
-            origin = None
+        origin = record.origin if isinstance(record.origin, _Origin) else None
         known = origin.stored_acks if origin is not None else frozenset()
         acks: list[tuple[str, int]] = []
         for member_id, cache in record.acks.items():
@@ -563,9 +563,9 @@ class RedisRoomStore:
         stored_acks: frozenset[str],
     ) -> None:
         state = record.state
-        self._latest.put(room, _Loaded(rev, state, meta))
+        self._latest.put(room, _Loaded(rev, state, meta, dict(record.members)))
         self._states.put((room, state.version), state)
-        self._origins.put(id(record), _Origin(record, rev, stored_acks))
+        record.origin = _Origin(rev, stored_acks)
         if events:
             for event in events:
                 event.after = None  # the commit holds the one state a view is built of
