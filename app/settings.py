@@ -65,6 +65,11 @@ class AppSettings(BaseSettings):
     # (app/api/limits.py): sustained per second, and at once.
     create_rate_per_second: float = 1.0
     create_rate_burst: int = 60
+    # Room sockets one client address may open (app/transport/ws.py): sustained per second,
+    # and at once. A reconnect loop costs its room two commits a cycle (connected, then not);
+    # past the bucket the handshake is refused (HTTP 403) and the client's backoff applies.
+    ws_connect_rate_per_second: float = 2.0
+    ws_connect_rate_burst: int = 60
     # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client.
     trusted_proxies: Annotated[list[str], NoDecode] = []
     # A room's database rows (credentials, restore snapshot) are deleted after this long

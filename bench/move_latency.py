@@ -226,6 +226,7 @@ class Server:
                 "RATE_LIMIT_PER_SECOND": "1000000",
                 "RATE_LIMIT_BURST": "1000000",
                 "CREATE_RATE_BURST": "1000000",
+                "WS_CONNECT_RATE_BURST": "1000000",
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
                 **self.env,
             }

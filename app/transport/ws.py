@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from app.api.limits import AddressBuckets, client_key, parse_networks
 from app.engine.actions import Chat, Leave
 from app.engine.errors import ErrorCode
 from app.rooms.commands import Command
@@ -46,12 +47,18 @@ def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> 
 
 def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRouter:
     router = APIRouter()
+    connects = AddressBuckets(config.ws_connect_rate_per_second, config.ws_connect_rate_burst)
+    trusted = parse_networks(config.trusted_proxies)
 
     @router.websocket("/ws/rooms/{room}")
     async def room_socket(websocket: WebSocket, room: str) -> None:
         headers = websocket.headers
         if not origin_allowed(headers.get("origin"), headers.get("host"), config.allowed_origins):
             await websocket.close(code=CLOSE_FORBIDDEN_ORIGIN)
+            return
+        peer = websocket.client.host if websocket.client else ""
+        if connects.take(client_key(peer, headers.get("x-forwarded-for"), trusted)) > 0:
+            await websocket.close(code=CLOSE_TRY_AGAIN)  # before accepting: HTTP 403
             return
         await websocket.accept()
         try:

@@ -79,6 +79,7 @@ def live_server() -> Iterator[str]:
         "DATABASE_URL": "memory://",
         "PYTHONUNBUFFERED": "1",
         "CREATE_RATE_BURST": "100000",  # the whole session creates rooms from one address
+        "WS_CONNECT_RATE_BURST": "100000",  # and opens its sockets from it
     }
     env.pop("REDIS_URL", None)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

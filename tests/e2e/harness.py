@@ -49,6 +49,8 @@ def server_settings(**overrides: Any) -> AppSettings:
         # Every test creates its rooms from 127.0.0.1.
         "create_rate_per_second": 1000.0,
         "create_rate_burst": 100_000,
+        "ws_connect_rate_per_second": 1000.0,
+        "ws_connect_rate_burst": 100_000,
     }
     values.update(overrides)
     return AppSettings(**values)

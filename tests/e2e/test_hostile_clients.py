@@ -193,6 +193,47 @@ async def _chat_replies(ws: ClientConnection, count: int) -> list[str]:
     return list(replies.values())
 
 
+async def test_a_reconnect_loop_is_refused_per_address() -> None:
+    """Each new socket of a seat costs its room two commits (connected, then not): one
+    address may open a burst of sockets, then about two a second; past that the handshake is
+    refused before anything is committed, and another address (through a trusted proxy) is
+    not affected."""
+    production = AppSettings()
+    settings = server_settings(
+        ws_connect_rate_per_second=production.ws_connect_rate_per_second,
+        ws_connect_rate_burst=production.ws_connect_rate_burst,
+        trusted_proxies=["127.0.0.1"],
+    )
+    async with running_server(settings) as harness:
+        created = await harness.create_room("Host")
+        room, token = created["room"], created["token"]
+        url = f"{harness.ws_base}/ws/rooms/{room}"
+        loop_from = {"X-Forwarded-For": "203.0.113.7"}
+        base = (await harness.http.get(f"/api/rooms/{room}")).json()["version"]
+        opened = refused = 0
+        for _ in range(production.ws_connect_rate_burst + 20):
+            try:
+                ws = await websockets.connect(url, additional_headers=loop_from)
+            except websockets.InvalidStatus as exc:
+                assert exc.response.status_code == 403
+                refused += 1
+                continue
+            opened += 1
+            await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
+            await _frames_until_welcome(ws)
+            await ws.close()
+        # The burst, and what refilled at two a second while the loop ran.
+        assert production.ws_connect_rate_burst <= opened < production.ws_connect_rate_burst + 20
+        assert refused > 0
+        version = (await harness.http.get(f"/api/rooms/{room}")).json()["version"]
+        assert version <= base + 2 * opened  # nothing committed for a refused socket
+        other = {"X-Forwarded-For": "198.51.100.2"}
+        elsewhere = await websockets.connect(url, additional_headers=other)
+        await elsewhere.send(json.dumps({"type": "hello", "token": token, "since": None}))
+        await _frames_until_welcome(elsewhere)
+        await elsewhere.close()
+
+
 async def test_a_hello_flood_under_the_rate_is_closed() -> None:
     """Each `hello` is answered with a welcome, the dearest frame there is: past the resume
     bucket they spend the error budget, so even under a generous rate limit a client that

@@ -274,6 +274,8 @@ class Servers:
             UNO_TEST_HOOKS="1",
             CREATE_RATE_PER_SECOND="1000",
             CREATE_RATE_BURST="100000",
+            WS_CONNECT_RATE_PER_SECOND="1000",
+            WS_CONNECT_RATE_BURST="100000",
             UNO_GC=os.environ.get("UNO_GC", "paced"),
         )
         if self.options.database == "sqlite":

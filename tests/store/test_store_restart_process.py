@@ -58,6 +58,7 @@ async def server_process(
         "HOST": "127.0.0.1",
         "PORT": str(port),
         "CREATE_RATE_BURST": "100000",
+        "WS_CONNECT_RATE_BURST": "100000",
     }
     with log.open("ab") as out:
         proc = subprocess.Popen(
