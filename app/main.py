@@ -34,14 +34,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _recorder(database_url: str | None, journal: bool = True) -> MatchRecorder:
+def _recorder(database_url: str | None) -> MatchRecorder:
     try:
         from app.store.matches import create_recorder
     except ImportError:  # persistence not installed: matches live in memory
         log.warning("match database support missing; keeping matches in memory")
         return MemoryRecorder()
     try:
-        return create_recorder(database_url, journal=journal)
+        return create_recorder(database_url)
     except NotImplementedError:
         log.warning("no recorder for the configured database; keeping matches in memory")
         return MemoryRecorder()
@@ -73,7 +73,7 @@ def _tournament_store(
 
 def create_app(settings: AppSettings | None = None) -> FastAPI:
     config = settings or AppSettings()
-    recorder = _recorder(config.database_url, config.recorder_journal)
+    recorder = _recorder(config.database_url)
     cluster: Cluster | None = None
     store: RoomStore
     bus: Bus

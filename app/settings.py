@@ -76,10 +76,6 @@ class AppSettings(BaseSettings):
     # without activity; a match with no round for `room_idle_seconds` is marked abandoned.
     room_retention_days: float = 30.0
 
-    # Round ends go first to a memory-mapped journal (default) or straight to the SQLite
-    # outbox (false: measured against each other by bench/move_latency.py --outbox-only).
-    recorder_journal: bool = True
-
     # --- Redis (only with REDIS_URL: rooms shared by every process; docs/deploy.md) ---
     # Key prefix, so that several deployments (or test runs) can share one Redis.
     redis_prefix: str = "uno"

@@ -20,11 +20,7 @@ event is sent). Not timed: dealing (`start`, by the host) and the first round on
 (--warmup-rounds). The players' policy is deterministic given --seed; the servers run with
 their rate limit lifted (one client plays every seat, faster than people do).
 
-With --outbox-only, SQLite and PostgreSQL servers whose round ends go straight to the outbox
-(RECORDER_JOURNAL=0, no memory-mapped journal) are added beside the default ones.
-
 Usage: python bench/move_latency.py [--matches N] [--seed S] [--markdown] [--control]
-                                    [--outbox-only]
 (about a minute with the default 15 matches on 2 CPUs)
 """
 
@@ -204,7 +200,6 @@ class Server:
     rounds_done: int = 0  # warm-up included
     recorded: int | None = None  # rounds found in the database after the run
     code: str = ""  # the commit and engine build the server runs
-    env: dict[str, str] = field(default_factory=dict)  # extra environment of the server
 
     @property
     def log(self) -> Path:
@@ -228,7 +223,6 @@ class Server:
                 "CREATE_RATE_BURST": "1000000",
                 "WS_CONNECT_RATE_BURST": "1000000",
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
-                **self.env,
             }
         )
         python = REPO / ".venv" / "bin" / "python"
@@ -498,7 +492,6 @@ def code_version() -> str:
 
 
 async def run(args: argparse.Namespace, work: Path) -> list[Server]:
-    extra: list[str] = []  # databases created for the outbox-only servers
     servers = [
         Server("off (memory)", "memory://", work / "off", random.Random(args.seed)),
         Server(
@@ -515,31 +508,6 @@ async def run(args: argparse.Namespace, work: Path) -> list[Server]:
     pg_url = await create_database(args.postgres) if args.postgres else None
     if pg_url is not None:
         servers.append(Server("postgres", pg_url, work / "postgres", random.Random(args.seed)))
-    if args.outbox_only:  # the same databases, round ends straight to the outbox (no journal)
-        outbox_only = {"RECORDER_JOURNAL": "0"}
-        servers.insert(
-            2,
-            Server(
-                "sqlite outbox",
-                f"sqlite+aiosqlite:///{work / 'sqlite-outbox' / 'bench.db'}",
-                work / "sqlite-outbox",
-                random.Random(args.seed),
-                env=outbox_only,
-            ),
-        )
-        if pg_url is not None:
-            pg_outbox = await create_database(args.postgres)
-            if pg_outbox is not None:
-                extra.append(pg_outbox)
-                servers.append(
-                    Server(
-                        "postgres outbox",
-                        pg_outbox,
-                        work / "postgres-outbox",
-                        random.Random(args.seed),
-                        env=outbox_only,
-                    )
-                )
     try:
         async with asyncio.timeout(args.max_seconds):
             await launch_all(servers)
@@ -572,8 +540,6 @@ async def run(args: argparse.Namespace, work: Path) -> list[Server]:
                 s.recorded = await recorded_rounds(s.database_url)
         if pg_url is not None:
             await drop_database(args.postgres, pg_url)
-        for url in extra:
-            await drop_database(args.postgres, url)
     return servers
 
 
@@ -690,12 +656,6 @@ def main() -> int:
         action="store_true",
         help="add a second server without persistence ('off again'): how far from 1 the "
         "ratios stray by noise alone",
-    )
-    parser.add_argument(
-        "--outbox-only",
-        action="store_true",
-        help="add servers whose round ends go straight to the outbox (RECORDER_JOURNAL=0): "
-        "the journal measured against the outbox alone",
     )
     parser.add_argument(
         "--warmup-rounds",

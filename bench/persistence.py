@@ -4,9 +4,8 @@ Each configuration gets its own RoomService (the real room path: lock, engine, r
 recorder, room store, bus) with a fake clock and the same seeds, so the three play the very
 same moves; the moves are interleaved one by one across the configurations so machine noise
 falls on all of them alike. Only `RoomService.submit` is timed. "off" is the in-memory
-recorder; "sqlite" and "postgres" the recorder's default (write-behind: the round end appends
-to the local outbox on the event loop, the database write happens in the background);
-"+db-first" its `write_behind=False` mode (the round end waits for the database write).
+recorder; "sqlite" and "postgres" the SQL recorder (the round end appends to the local outbox
+on the event loop, the database write happens in the background).
 
 Usage: python bench/persistence.py [--matches N] [--postgres URL]
 """
@@ -173,25 +172,16 @@ async def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="bench-persistence-"))
     tables = [Table("off (memory)", MemoryRecorder(), args.seed)]
-    for behind in (True, False):
-        label = "sqlite" if behind else "sqlite+db-first"
-        recorder = SqlRecorder(
-            f"sqlite+aiosqlite:///{work}/{label}.db",
-            outbox_path=work / f"{label}-outbox.db",
-            write_behind=behind,
-        )
-        tables.append(Table(label, recorder, args.seed))
+    recorder = SqlRecorder(
+        f"sqlite+aiosqlite:///{work}/sqlite.db", outbox_path=work / "sqlite-outbox.db"
+    )
+    tables.append(Table("sqlite", recorder, args.seed))
     pg = await postgres_schema(args.postgres)
     if pg is not None:
-        for behind in (True, False):
-            label = "postgres" if behind else "postgres+db-first"
-            recorder = SqlRecorder(
-                args.postgres,
-                outbox_path=work / f"{label}-outbox.db",
-                connect_args=pg[1],
-                write_behind=behind,
-            )
-            tables.append(Table(label, recorder, args.seed))
+        recorder = SqlRecorder(
+            args.postgres, outbox_path=work / "postgres-outbox.db", connect_args=pg[1]
+        )
+        tables.append(Table("postgres", recorder, args.seed))
     try:
         for t in tables:
             await t.open()

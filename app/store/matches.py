@@ -9,10 +9,9 @@ from app.store.sql.recorder import SqlRecorder
 __all__ = ["DEFAULT_DATABASE_URL", "RecorderUnavailable", "create_recorder"]
 
 
-def create_recorder(database_url: str | None, *, journal: bool = True) -> MatchRecorder:
+def create_recorder(database_url: str | None) -> MatchRecorder:
     """`None` or "memory://" keeps matches in memory; any SQLAlchemy async URL uses the database
-    (e.g. the embedded default "sqlite+aiosqlite:///data/uno.db", or "postgresql+asyncpg://…").
-    `journal=False`: round ends append to the outbox itself (no memory-mapped journal)."""
+    (e.g. the embedded default "sqlite+aiosqlite:///data/uno.db", or "postgresql+asyncpg://…")."""
     if database_url is None or database_url.startswith("memory://"):
         return MemoryRecorder()
-    return SqlRecorder(database_url, journal=journal)
+    return SqlRecorder(database_url)

@@ -40,7 +40,7 @@ fi
 upstreams=""
 for i in $(seq 0 $((N - 1))); do
   port=$((BASE_PORT + i))
-  # Each process has its own working directory (its recorder outbox and journal live there).
+  # Each process has its own working directory (its recorder outbox lives there).
   mkdir -p "$RUN/p$port"
   (cd "$RUN/p$port" && PYTHONPATH=$ROOT exec "$PY" -m uvicorn app.main:app --host "$HOST" \
     --port "$port" --ws-max-size 1048576 >"$RUN/p$port.log" 2>&1) &

@@ -9,8 +9,10 @@ import sqlite3
 
 import pytest
 
+from app.store.recorder import RoundRecord
 from app.store.sql.models import MatchScore, Round, RoundPlayer
 from app.store.sql.outbox import Outbox
+from app.store.sql.recorder import SqlRecorder
 
 from .conftest import Database
 from .helpers import PLAYERS, count_rows, expected_body, match_rounds, wait_until_delivered
@@ -152,13 +154,15 @@ async def test_healthy_reports_a_reachable_database(database: Database) -> None:
 async def test_a_round_stored_and_also_outboxed_is_stored_once(database: Database) -> None:
     """What a write that timed out after its commit leaves behind: the round in both places."""
     records = match_rounds(POINTS[:2])
+    writer = database.recorder(outbox_path=database.workdir / "writer-outbox.sqlite3")
+    await writer.start()
+    await writer.round_completed(records[0])
+    await wait_until_delivered(writer)  # in the database
     recorder = database.recorder()
     await recorder.start()
-    await recorder.round_completed(records[0])
-    await recorder.outbox.put(records[0])
+    await recorder.outbox.put(records[0])  # and in the outbox
     await recorder.outbox.put(records[1])
-    await recorder.round_completed(records[1])  # the outbox is not empty: queued, kept once
-    await recorder.settle_journal()
+    await recorder.round_completed(records[1])  # already waiting: kept once
     assert recorder.outbox_size() == 2
     recorder.wake_delivery()
     await wait_until_delivered(recorder)
@@ -187,21 +191,36 @@ async def test_a_repeat_that_adds_the_match_end_finishes_the_match(database: Dat
     await recorder.outbox.put(later[1])
     final = dataclasses.replace(later[1], match_over=True, match_winner=0)
     await recorder.round_completed(final)
-    await recorder.settle_journal()
     assert recorder.outbox_size() == 2
     recorder.wake_delivery()
     await wait_until_delivered(recorder)
     assert await recorder.get_match("match-2") == expected_body([later[0], final], finished=True)
 
 
-async def test_write_behind_mode_stores_every_round_once_through_the_outbox(
+def in_outbox_file(recorder: SqlRecorder, record: RoundRecord) -> bool:
+    """Whether the outbox file holds the round, as another process opening it would see."""
+    reader = sqlite3.connect(recorder.outbox.path)
+    try:
+        row = reader.execute(
+            "SELECT 1 FROM outbox WHERE match_id = ? AND number = ?",
+            (record.match_id, record.number),
+        ).fetchone()
+    finally:
+        reader.close()
+    return row is not None
+
+
+async def test_every_round_is_durable_in_the_outbox_on_return_and_stored_once(
     database: Database,
 ) -> None:
     records = match_rounds(POINTS, finished=True)
-    recorder = database.recorder()  # the default
+    recorder = database.recorder()
     await recorder.start()
     for r in records:
         await recorder.round_completed(r)
+        # committed to the outbox file before the call returned (no await since: the
+        # delivery cannot have taken it yet)
+        assert in_outbox_file(recorder, r)
         await recorder.round_completed(r)
         # readable at once, from the outbox or the database
         body = await recorder.get_match("match-1")
@@ -230,7 +249,7 @@ async def test_a_record_the_database_keeps_refusing_is_set_aside_and_delivery_go
 
 async def test_two_processes_sharing_an_outbox_deliver_each_round_once(database: Database) -> None:
     records = match_rounds(POINTS)
-    first = database.recorder(write_behind=False)
+    first = database.recorder()
     await first.start()
     for r in records[:2]:
         await first.outbox.put(r)  # as if the database had been down for `first`
@@ -238,27 +257,31 @@ async def test_two_processes_sharing_an_outbox_deliver_each_round_once(database:
     await second.start()
     await wait_until_delivered(second)
     first.wake_delivery()
-    await wait_until_delivered(first)  # it notices the file is empty: back to direct writes
+    await wait_until_delivered(first)  # it notices the file is empty
     for r in records[2:]:
         await first.round_completed(r)
-    assert first.outbox_size() == 0
+    await wait_until_delivered(first)
     assert await count_rows(first, Round, "match-1") == len(records)
     assert await second.get_match("match-1") == expected_body(records, finished=False)
 
 
 async def test_many_rooms_ending_rounds_at_once_all_reach_the_database(
-    database: Database,
+    database: Database, caplog: pytest.LogCaptureFixture
 ) -> None:
     # a generous timeout: this is about writers queueing, not about a slow machine
-    recorder = database.recorder(write_timeout=10.0, write_behind=False)
+    recorder = database.recorder(write_timeout=10.0)
     await recorder.start()
     records = [
         r
         for i in range(30)
         for r in match_rounds(POINTS[:1], match_id=f"match-{i}", room=f"ROOM{i}")
     ]
+    for r in records:  # 30 match starts written in the background at once, beside the delivery
+        await recorder.match_started(r.match_id, r.room, r.settings, PLAYERS, r.started_at)
     await asyncio.gather(*(recorder.round_completed(r) for r in records))
-    assert recorder.outbox_size() == 0  # nobody waited long enough to need the outbox
+    await wait_until_delivered(recorder)
+    assert not await recorder.outbox.set_aside()
+    assert "not recorded at its start" not in caplog.text  # the starts queued, none failed
     for r in records:
         assert await count_rows(recorder, Round, r.match_id) == 1
 
@@ -279,9 +302,9 @@ async def test_closing_delivers_what_waits_in_the_outbox(database: Database) -> 
 async def test_a_round_end_waits_off_the_loop_when_the_outbox_file_is_locked(
     database: Database, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Without the journal (or when it has no segment ready) the outbox is the durable step."""
+    """The outbox is the round end's durable step: a locked file delays it, loses nothing."""
     records = match_rounds(POINTS[:1])
-    recorder = database.recorder(journal=False)
+    recorder = database.recorder()
     await recorder.start()
     # another writer (a process sharing the outbox) holds the file's write lock for 0.3 s
     locker = sqlite3.connect(recorder.outbox.path, isolation_level=None)
@@ -299,34 +322,13 @@ async def test_a_round_end_waits_off_the_loop_when_the_outbox_file_is_locked(
     assert await recorder.get_match("match-1") == expected_body(records, finished=False)
 
 
-async def test_with_the_journal_a_locked_outbox_file_does_not_delay_the_round_end(
-    database: Database,
-) -> None:
-    records = match_rounds(POINTS[:2])
-    recorder = database.recorder()  # the default: journal, then outbox, then database
-    await recorder.start()
-    locker = sqlite3.connect(recorder.outbox.path, isolation_level=None)
-    locker.execute("BEGIN IMMEDIATE")  # another process holds the outbox for 0.5 s
-    asyncio.get_running_loop().call_later(0.5, locker.execute, "COMMIT")
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    for r in records:
-        await recorder.round_completed(r)
-    assert loop.time() - started < 0.05  # the journal took them: nothing waited for the lock
-    assert await recorder.get_match("match-1") == expected_body(records, finished=False)
-    await wait_until_delivered(recorder)  # handed to the outbox once the lock is gone
-    locker.close()
-    assert await count_rows(recorder, Round, "match-1") == 2
-    assert await recorder.get_match("match-1") == expected_body(records, finished=False)
-
-
 async def test_match_records_hold_no_room_code_and_logs_mask_match_ids(
     database: Database, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Issue 11, finding 10: a match id is shared (a results link); the room code is the key
     # to watch the room, so the record does not carry it, and logs show ids only in part.
     caplog.set_level(logging.INFO, logger="app.store.sql.recorder")
-    recorder = database.recorder(journal=False)  # every round through the (logged) outbox
+    recorder = database.recorder()  # every round through the (logged) outbox
     await recorder.start()
     records = match_rounds(POINTS[:2], match_id="match-secret-7f3a9c", room="ROOM-SECRET-42")
     for r in records:

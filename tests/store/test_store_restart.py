@@ -47,9 +47,7 @@ async def play_round(*players: Client) -> list[Seen]:
 
 def _server(database: Database, monkeypatch: pytest.MonkeyPatch) -> AppSettings:
     # The server builds its recorder from DATABASE_URL; give it this test's database.
-    monkeypatch.setattr(
-        "app.store.matches.create_recorder", lambda url, **_: database.recorder(url)
-    )
+    monkeypatch.setattr("app.store.matches.create_recorder", lambda url: database.recorder(url))
     return server_settings(database_url=database.url)
 
 

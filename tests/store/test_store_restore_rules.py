@@ -46,7 +46,7 @@ class CountingRecorder(MemoryRecorder):
 @pytest.fixture
 def recorder(monkeypatch: pytest.MonkeyPatch) -> CountingRecorder:
     shared = CountingRecorder()
-    monkeypatch.setattr("app.store.matches.create_recorder", lambda url, **_: shared)
+    monkeypatch.setattr("app.store.matches.create_recorder", lambda url: shared)
     return shared
 
 

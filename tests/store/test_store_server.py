@@ -36,9 +36,7 @@ async def test_a_bot_match_through_the_server_is_stored_as_its_events_said(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The server builds its recorder from DATABASE_URL; give it this test's database.
-    monkeypatch.setattr(
-        "app.store.matches.create_recorder", lambda url, **_: database.recorder(url)
-    )
+    monkeypatch.setattr("app.store.matches.create_recorder", lambda url: database.recorder(url))
     config = server_settings(database_url=database.url)
     async with running_server(config) as server:
         host = await server.create_room("Host", SETTINGS)

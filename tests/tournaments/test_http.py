@@ -451,7 +451,7 @@ async def test_an_absent_entrant_is_played_by_a_bot_to_the_end(server: Harness) 
 
 
 async def test_results_read_from_the_sqlite_match_record(tmp_path: Any) -> None:
-    """The same flow on the embedded default recorder (SQLite with its journal): a table's
+    """The same flow on the embedded default recorder (SQLite with its outbox): a table's
     match is readable as finished as soon as the room announces its end."""
     config = server_settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/matches.db")
     async with running_server(config) as h:

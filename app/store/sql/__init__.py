@@ -5,11 +5,10 @@
 - writes.py   idempotent writes: a round is keyed by (match_id, number), ON CONFLICT DO NOTHING,
               and everything that hangs off it is written only when its row is new
 - reads.py    GET /api/matches/{match_id} and the latest room snapshot
-- journal.py  the round end's durable step: a memory copy into a mapped, preallocated file
-- outbox.py   the durable local outbox (a SQLite file) for rounds the database did not take
+- outbox.py   the durable local outbox (a SQLite file): the round end's durable step, and the
+              queue of rounds the database has not taken yet
 - pending.py  outbox rounds merged into reads, so a waiting round is never invisible
-- recorder.py SqlRecorder: the journal on the move path (or the database first, with a short
-              timeout); a background task hands journaled rounds to the outbox and delivers
-              the outbox in order, exactly once
+- recorder.py SqlRecorder: the outbox append on the move path; a background task delivers the
+              outbox to the database in order, exactly once
 - engine.py   engine creation (SQLite data folder and pragmas); migrate.py: Alembic to head
 """

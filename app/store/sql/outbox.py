@@ -4,13 +4,12 @@ A small SQLite file next to the data, not a JSONL file: an insert and a delete a
 atomic transaction, so a crash can neither tear a record nor lose one, and a record is removed
 only after the database committed it.
 
-Rounds arrive here from the journal (journal.py, the round end's durable step), in batches
-from a worker thread (`put_many`). `append` is the fallback when the journal cannot take a
-round: it runs on the event loop itself, one INSERT through a stdlib `sqlite3` connection (WAL,
-synchronous=NORMAL), which is a write into the WAL file with no fsync. A committed WAL write
-survives the process dying (kill -9: the bytes are in the OS page cache); only an OS crash or
-power loss can lose the rounds appended since the last checkpoint. Everything else (reads,
-removals, `put`, `put_many`) runs through synchronous SQLAlchemy Core in a worker thread.
+`append` is the round end's durable step and runs on the event loop itself: one INSERT through
+a stdlib `sqlite3` connection (WAL, synchronous=NORMAL), which is a write into the WAL file with
+no fsync. A committed WAL write survives the process dying (kill -9: the bytes are in the OS
+page cache); only an OS crash or power loss can lose the rounds appended since the last
+checkpoint. Everything else (reads, removals, the fallback `put`/`put_many` when the file stays
+locked) runs through synchronous SQLAlchemy Core in a worker thread.
 
 A process that dies between the database's commit and the removal delivers the record again at
 its next start, which changes nothing: delivery is idempotent on (match_id, number).
@@ -160,8 +159,8 @@ class Outbox:
         await self.put_many([(record, encode(record))])
 
     async def put_many(self, entries: list[tuple[RoundRecord, bytes]]) -> None:
-        """Several rounds (each with its encoded body) in one transaction, in a worker thread:
-        how the journal hands its rounds over (see journal.py)."""
+        """Several rounds (each with its encoded body) in one transaction, in a worker thread
+        (waiting up to WORKER_BUSY_TIMEOUT_MS for the file)."""
         await asyncio.to_thread(self._put_many, entries)
 
     async def pending(self) -> list[tuple[int, RoundRecord]]:
@@ -295,10 +294,10 @@ class Outbox:
 
 
 def encode(record: RoundRecord) -> bytes:
-    """The record as JSON bytes: the journal's and the outbox's body. This runs on the event
-    loop at every round end: orjson encodes the ~3.5 KB record several times faster than the
-    stdlib, which is the fallback (orjson not installed, or a value it refuses, such as an
-    integer beyond 64 bits)."""
+    """The record as JSON bytes: the outbox's body. This runs on the event loop at every
+    round end: orjson encodes the ~3.5 KB record several times faster than the stdlib, which
+    is the fallback (orjson not installed, or a value it refuses, such as an integer beyond
+    64 bits)."""
     data = record_to_json(record)
     if orjson is not None:
         try:

@@ -1,27 +1,20 @@
-"""SqlRecorder: completed rounds into the database, through a local journal and outbox.
+"""SqlRecorder: completed rounds into the database, through a local outbox.
 
-By default (write-behind) `round_completed` copies the encoded round into the journal, a
-memory-mapped file (journal.py: no system call, a few microseconds, durable against the process
-dying), and returns; a few milliseconds later (after the move's own events went out) a
-background task writes journaled rounds to the database, or, while the database fails or older
-rounds wait, moves them into the outbox (a SQLite file, outbox.py), which it delivers until the
-database takes each round. When the journal cannot take a round (no segment ready) the round
-is appended to the outbox directly.
-With `write_behind=False` it tries the database first with a short timeout and uses the journal
-only when that fails (or older rounds still wait, so that rounds reach the database in order).
-Delivery is idempotent on (match_id, number), so a write that timed out but did commit, or a
-crash between the commit and the removal from the outbox or the journal, never stores a round
-twice.
+One path: `round_completed` appends the encoded round to the outbox (a SQLite file, outbox.py:
+one INSERT on the event loop, no fsync, durable against the process dying) and returns; a few
+milliseconds later (after the move's own events went out) a background task delivers the
+outbox, in order, until the database takes each round (each write bounded by the write
+timeout; a failure is retried with backoff). Delivery is idempotent on (match_id, number), so
+a write that timed out but did commit, or a crash between the commit and the removal from the
+outbox, never stores a round twice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import sqlite3
-from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,7 +33,6 @@ from app.store.recorder import (
     masked,
 )
 from app.store.sql.engine import make_engine, sqlite_path
-from app.store.sql.journal import Journal, Ticket
 from app.store.sql.members import MemberQueue
 from app.store.sql.migrate import upgrade_to_head
 from app.store.sql.outbox import Outbox, encode
@@ -52,7 +44,6 @@ from app.store.sql.reads import (
     read_match,
     read_members,
 )
-from app.store.sql.records import record_from_json
 from app.store.sql.writes import (
     ensure_match,
     prune,
@@ -66,7 +57,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-WRITE_TIMEOUT_S = 1.0  # longest a round end may wait for the database before the outbox
+WRITE_TIMEOUT_S = 1.0  # longest one database write may take before it counts as failed
 READ_TIMEOUT_S = 3.0
 RETRY_MIN_S = 0.2
 RETRY_MAX_S = 5.0
@@ -74,7 +65,6 @@ KNOWN_MATCHES_MAX = 10_000
 MAX_REJECTIONS = 5
 CLOSE_GRACE_S = 3.0  # how long close() may deliver the outbox, and let timed-out writes end
 DELIVERY_DELAY_S = 0.01  # from a round end to its delivery: after the move's fan-out
-ORPHAN_SCAN_S = 30.0  # how often an idle delivery looks for journals no live process holds
 
 
 class SqlRecorder:
@@ -87,27 +77,17 @@ class SqlRecorder:
         write_timeout: float = WRITE_TIMEOUT_S,
         read_timeout: float = READ_TIMEOUT_S,
         migrate: bool = True,
-        write_behind: bool = True,
-        journal: bool = True,
     ) -> None:
         self.engine: AsyncEngine = make_engine(database_url, connect_args)
+        # Every round goes through the outbox (one local append on the move path, the database
+        # write in the background). The price: another process reading the match sees the
+        # round once it is delivered (milliseconds); this process merges its outbox into
+        # reads, so it never misses one.
         self.outbox = Outbox(outbox_path or default_outbox_path(database_url))
-        # journal=False: every round end appends to the outbox itself (slower, see journal.py)
-        self.journal: Journal | None = (
-            Journal(journal_directory(self.outbox.path)) if journal else None
-        )
-        # Journaled rounds not yet in the outbox, oldest first, with their encoded bodies.
-        self._journaled: deque[tuple[RoundRecord, bytes, Ticket]] = deque()
-        self._draining = asyncio.Lock()
         self._wake_planned = False
         self.write_timeout = write_timeout
         self.read_timeout = read_timeout
         self._migrate = migrate
-        # write_behind: every round goes through the outbox (one local append on the move
-        # path, the database write in the background) instead of the database first. The
-        # price: another process reading the match sees the round once it is delivered
-        # (milliseconds); this process merges its outbox into reads, so it never misses one.
-        self.write_behind = write_behind
         self._migrated = False
         self._wake = asyncio.Event()
         self._delivery: asyncio.Task[None] | None = None
@@ -131,7 +111,6 @@ class SqlRecorder:
         outbox, and the delivery task migrates and delivers when the database comes up.
         """
         await self.outbox.open()
-        await self._open_journal()
         try:
             await self._ensure_migrated()
         except Exception as exc:
@@ -140,53 +119,20 @@ class SqlRecorder:
         self._member_delivery = asyncio.create_task(
             self._deliver_members_forever(), name="room-members"
         )
-        if self._waiting():
+        if len(self.outbox):
             self._wake.set()
-
-    async def _open_journal(self) -> None:
-        """Hand over what dead processes left in the journal, then open our own segments. A
-        journal that cannot be opened (a file system without fallocate, say) is not fatal:
-        round ends then append to the outbox directly."""
-        if self.journal is None:
-            return
-        try:
-            await self._adopt_orphans()
-            await self.journal.open()
-        except OSError as exc:
-            log.warning("journal unavailable (%s); round ends append to the outbox", _kind(exc))
-            self.journal = None
-
-    async def _adopt_orphans(self) -> None:
-        """Move the rounds of journal segments no live process holds into the outbox (a process
-        sharing the data folder died, or closed before it could hand them on)."""
-        if self.journal is None:
-            return
-        orphans = await self.journal.recover()
-        entries = []
-        for orphan in orphans:
-            for payload in orphan.payloads:
-                try:
-                    entries.append((record_from_json(json.loads(payload)), payload))
-                except Exception as exc:  # a CRC-valid entry that is not a round record
-                    log.error("journal: unreadable entry in %s (%s)", orphan.path, _kind(exc))
-        if entries:
-            await self.outbox.put_many(entries)
-            log.info("journal: %d rounds recovered from %d segments", len(entries), len(orphans))
-        await self.journal.discard(orphans)
 
     async def close(self) -> None:
         for task in (self._delivery, self._member_delivery):
             if task is not None:
                 # Python 3.11's wait_for can swallow a cancellation that lands as its inner
-                # wait completes (the loop then sleeps 30 s again): cancel until it ends.
+                # wait completes (the loop then goes on waiting): cancel until it ends.
                 while not task.done():
                     task.cancel()
                     await asyncio.wait({task}, timeout=1.0)
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     task.result()
         self._delivery = self._member_delivery = None
-        with contextlib.suppress(Exception):  # needs no database; what stays, the next start
-            await self._drain_journal()  # recovers from the journal files
         if len(self.members) and self._migrated:  # a last try; what stays is lost
             with contextlib.suppress(Exception):
                 await self._timed(self._deliver_members(), CLOSE_GRACE_S)
@@ -195,8 +141,6 @@ class SqlRecorder:
                 await self._timed(self._deliver_outbox(), CLOSE_GRACE_S)
         if self._abandoned:
             await asyncio.wait(self._abandoned, timeout=CLOSE_GRACE_S)
-        if self.journal is not None:
-            await self.journal.close(released=not self._journaled)
         await self.outbox.close()
         await self.engine.dispose()
 
@@ -211,14 +155,11 @@ class SqlRecorder:
         started_at: int,
     ) -> None:
         """Best effort: the first stored round creates the match anyway. Skipped while the
-        database is known to be failing, so that a stalled database delays no deal; in
-        write-behind mode written in the background, so that no deal waits for it."""
-        if not self._migrated or not self._database_ok or self._waiting():
+        database is known to be failing or rounds wait for it, so that a stalled database
+        delays no deal; written in the background, so that no deal waits for it."""
+        if not self._migrated or not self._database_ok or len(self.outbox):
             return
         write = self._start_match(match_id, room, settings, players, started_at)
-        if not self.write_behind:
-            await write
-            return
         task = asyncio.create_task(write, name="match-start")
         self._abandoned.add(task)  # close() lets it end; its failure is logged inside
         task.add_done_callback(_forget(self._abandoned))
@@ -238,25 +179,9 @@ class SqlRecorder:
             log.warning("match %s not recorded at its start (%s)", masked(match_id), _kind(exc))
 
     async def round_completed(self, record: RoundRecord) -> None:
-        """Returns once the round is durable: in the journal or the outbox (write-behind), or
-        in the database and else in the journal or the outbox."""
-        if self._migrated and not self._waiting() and not self.write_behind:
-            try:
-                await self._timed(self._write_round(record))
-                return
-            except Exception as exc:
-                log.warning(
-                    "round %d of match %s goes to the outbox (%s)",
-                    record.number,
-                    masked(record.match_id),
-                    _kind(exc),
-                )
+        """Returns once the round is durable: committed to the outbox, from which the delivery
+        takes it to the database right behind this move."""
         body = encode(record)
-        ticket = self.journal.append(body) if self.journal is not None else None
-        if ticket is not None:  # durable now; to the database right behind this move
-            self._journaled.append((record, body, ticket))
-            self._wake_after_this_move()
-            return
         try:
             self.outbox.append(record, body)  # on the event loop: no await before it is durable
         except sqlite3.Error as exc:  # the file stayed locked: wait for it off the loop
@@ -322,20 +247,16 @@ class SqlRecorder:
         The outbox is read first: a round delivered meanwhile is committed to the database
         before it leaves the outbox, so it is in one read or the other (read the other way
         round, a round delivered between the two reads would be in neither)."""
-        journaled = [r for r, _, _ in self._journaled if r.match_id == match_id]
-        outboxed = await self.outbox.for_match(match_id) if len(self.outbox) else []
+        waiting = await self.outbox.for_match(match_id) if len(self.outbox) else []
         try:
             match = await self._timed(self._read(read_match, match_id), self.read_timeout)
         except Exception as exc:
             raise RecorderUnavailable("the match database is unavailable") from exc
-        return with_waiting_rounds(match, merge_waiting(outboxed, journaled))
+        return with_waiting_rounds(match, waiting)
 
     async def latest_snapshot(self, room: str) -> dict[str, Any] | None:
         """The room state at its latest completed round (outbox or database), to restore it."""
-        journaled = [r for r, _, _ in self._journaled if r.room == room]  # first: see get_match
         waiting = await self.outbox.latest_for_room(room) if len(self.outbox) else None
-        if journaled:
-            waiting = max((*journaled, *([waiting] if waiting else [])), key=_recency)
         try:
             stored = await self._timed(self._read(read_latest_snapshot, room), self.read_timeout)
         except Exception as exc:
@@ -369,10 +290,7 @@ class SqlRecorder:
 
     def outbox_size(self) -> int:
         """Rounds waiting for the database (for /healthz details and tests)."""
-        return self._waiting()
-
-    def _waiting(self) -> int:
-        return len(self.outbox) + len(self._journaled)
+        return len(self.outbox)
 
     # --- internals ---
 
@@ -450,63 +368,11 @@ class SqlRecorder:
             self._known_matches.clear()  # a cache: forgetting costs four idempotent statements
         self._known_matches.add(match_id)
 
-    async def settle_journal(self) -> None:
-        """Hand the journaled rounds on now rather than right behind the move."""
-        await self._drain_journal()
-
-    async def _drain_journal(self) -> None:
-        """Hand the journaled rounds on, then release them from the journal: straight to the
-        database while it answers and nothing older waits in the outbox, else into the outbox
-        (one transaction). A crash in between replays them, which the idempotent keys of the
-        outbox and the database make harmless."""
-        async with self._draining:  # one hand-over at a time: each pops what it handed over
-            while self._journaled:
-                batch = list(self._journaled)
-                stored = await self._store_directly([record for record, _, _ in batch])
-                rest = batch[stored:]
-                if rest:
-                    await self.outbox.put_many([(record, body) for record, body, _ in rest])
-                for _ in batch:  # rounds journaled meanwhile stay for the next pass
-                    self._journaled.popleft()
-                if self.journal is not None:
-                    await self.journal.release(batch[-1][2])
-
-    async def _store_directly(self, records: list[RoundRecord]) -> int:
-        """How many of `records` (from the first) the database took; stops at the first failure
-        (the rest then goes to the outbox, which retries in order)."""
-        if not self._migrated or not self._database_ok or len(self.outbox):
-            return 0
-        for stored, record in enumerate(records):
-            try:
-                await self._timed(self._write_round(record))
-            except Exception as exc:
-                self._database_ok = False
-                log.warning(
-                    "round %d of match %s goes to the outbox (%s)",
-                    record.number,
-                    masked(record.match_id),
-                    _kind(exc),
-                )
-                return stored
-        return len(records)
-
     async def _deliver_forever(self) -> None:
         delay = RETRY_MIN_S
         while True:
-            try:
-                await asyncio.wait_for(self._wake.wait(), ORPHAN_SCAN_S)
-            except TimeoutError:  # quiet for a while: look for a dead sibling's journal
-                try:
-                    await self._adopt_orphans()
-                except Exception as exc:
-                    log.warning("journal segments not adopted (%s)", _kind(exc))
-                if not len(self.outbox):
-                    continue
+            await self._wake.wait()
             self._wake.clear()
-            try:
-                await self._drain_journal()  # first, and whatever the database's state
-            except Exception as exc:
-                log.warning("journal not handed on (%s)", _kind(exc))
             try:
                 await self._ensure_migrated()
                 await self._deliver_outbox()
@@ -584,25 +450,6 @@ class SqlRecorder:
             )
         if await self.outbox.recount():  # added meanwhile (here or by a process sharing it)
             self._wake.set()
-
-
-def journal_directory(outbox_path: Path) -> Path:
-    return outbox_path.with_name(outbox_path.name + ".journal")
-
-
-def merge_waiting(outboxed: list[RoundRecord], journaled: list[RoundRecord]) -> list[RoundRecord]:
-    """The rounds waiting for the database, one per number (a round can be in both places for a
-    moment while the journal hands it over): the one that knows the match's end wins."""
-    by_number: dict[int, RoundRecord] = {}
-    for r in (*outboxed, *journaled):
-        known = by_number.get(r.number)
-        if known is None or (r.match_over and not known.match_over):
-            by_number[r.number] = r
-    return [by_number[n] for n in sorted(by_number)]
-
-
-def _recency(r: RoundRecord) -> tuple[int, int]:
-    return (r.ended_at, r.number)
 
 
 def default_outbox_path(database_url: str) -> Path:
