@@ -322,6 +322,34 @@ class RoomService:
             await self._remember(room, token, record.member(token), self.clock())
         return spectator_id, token
 
+    @retried
+    async def grant(self, room: str, player_id: str, token: str) -> bool:
+        """Let `token` hold `player_id`'s seat as well (idempotent). A tournament derives each
+        entrant's seat token from the entrant's own token rather than keep one (app/
+        tournaments/service.py `me`). False when the room holds no such player, or the token
+        is another member's."""
+        await self._load(room)  # before the lock: an unknown room must not leave one behind
+        async with self._lock(room):
+            record = await self._load(room)
+            holder = record.member(token)
+            if holder is not None:
+                return holder.member_id == player_id and holder.role == "player"
+            seated = next(
+                (
+                    m
+                    for m in record.members.values()
+                    if m.member_id == player_id and m.role == "player"
+                ),
+                None,
+            )
+            if seated is None:
+                return False
+            record.add_member(token, Member(player_id, "player", seated.name))
+            if not await self.store.commit(room, record.version, record, []):
+                raise RoomError("conflict", "room changed, try again", 409)
+            await self._remember(room, token, record.member(token), self.clock())
+        return True
+
     async def summary(self, room: str) -> dict[str, Any]:
         record = await self._load(room)
         public = engine.view(record.state, None, self.clock())

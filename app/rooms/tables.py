@@ -12,7 +12,7 @@ from app import engine
 from app.engine import actions as act
 from app.engine.events import Event
 from app.rooms.commands import Command
-from app.rooms.service import Identity, RoomService
+from app.rooms.service import Identity, RoomError, RoomService
 from app.tournaments.tables import CommitListener, OpenedTable, TableSeat, TableState
 
 # The command kinds of the host actions a tournament sends (for the Command's wire kind).
@@ -40,15 +40,24 @@ class RoomTables:
         self, names: Sequence[str], settings: Mapping[str, Any], bots: int
     ) -> OpenedTable:
         first, *others = names
+        # The seats' own tokens are dropped: an entrant reaches its seat with a token derived
+        # from its entrant token (`grant_seat`), so no seat token is kept anywhere.
         created = await self._rooms.create_room(first, settings)
-        players, tokens = [created.player_id], [created.token]
+        players = [created.player_id]
         for name in others:
             joined = await self._rooms.join(created.room, name)
             players.append(joined.player_id)
-            tokens.append(joined.token)
         for _ in range(bots):
             await self.as_host(created.room, act.AddBot())
-        return OpenedTable(created.room, tuple(players), tuple(tokens))
+        return OpenedTable(created.room, tuple(players))
+
+    async def grant_seat(self, room: str, player_id: str, token: str) -> bool:
+        try:
+            return await self._rooms.grant(room, player_id, token)
+        except RoomError as exc:
+            if exc.code == "not_found":
+                return False
+            raise
 
     async def table(self, room: str) -> TableState | None:
         record = await self._rooms.restorer.load(room)

@@ -29,10 +29,9 @@ class TableRecord:
     room: str
     # entrant id → the room's player id of its seat
     players: dict[str, str] = field(default_factory=dict)
-    # entrant id → the seat token, handed to that entrant by /me (never in a public answer).
-    # Kept with the record (in Redis and the database as in memory): the server must hand it
-    # to the entrant from any process; see docs/tournaments.md "Where a tournament lives".
-    seat_tokens: dict[str, str] = field(default_factory=dict)
+    # No seat token is kept: /me derives each entrant's from its entrant token and lets it
+    # hold the seat (app/tournaments/service.py `me`), so a copy of the record (Redis, the
+    # database) opens no seat.
     bots: int = 0
     status: str = WAITING  # waiting (lobby) | playing | finished
     match_id: str | None = None
@@ -117,7 +116,6 @@ def to_json(record: TournamentRecord) -> dict[str, Any]:
             {
                 "room": t.room,
                 "players": t.players,
-                "seat_tokens": t.seat_tokens,
                 "bots": t.bots,
                 "status": t.status,
                 "match_id": t.match_id,
@@ -169,7 +167,6 @@ def from_json(data: dict[str, Any], version: int = 0) -> TournamentRecord:
         record.tables[t["room"]] = TableRecord(
             room=t["room"],
             players=dict(t["players"]),
-            seat_tokens=dict(t["seat_tokens"]),
             bots=int(t["bots"]),
             status=t["status"],
             match_id=t["match_id"],

@@ -78,9 +78,8 @@ class Referee:
         names = [record.entrants[e].name for e in seats]
         opened = await self.tables.open_table(names, record.settings, bots)
         table = TableRecord(room=opened.room, bots=bots)
-        for entrant_id, player, token in zip(seats, opened.players, opened.tokens, strict=True):
+        for entrant_id, player in zip(seats, opened.players, strict=True):
             table.players[entrant_id] = player
-            table.seat_tokens[entrant_id] = token
         table.start_by = self.clock() + int(record.grace_seconds * 1000)
         table.look_at = table.start_by
         return table

@@ -11,7 +11,9 @@ any process may advance a tournament (app/tournaments/runner.py). After every sa
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hmac
 import logging
 import random
 import secrets
@@ -210,7 +212,8 @@ class TournamentService:
 
     async def me(self, code: str, authorization: str | None) -> dict[str, Any]:
         record = await self._load(code)
-        digest = token_digest(self._bearer(authorization))
+        bearer = self._bearer(authorization)
+        digest = token_digest(bearer)
         entrant = next(
             (e for e in record.entrants.values() if secrets.compare_digest(e.token_hash, digest)),
             None,
@@ -228,8 +231,11 @@ class TournamentService:
                 table = record.tables.get(spec.room)
                 if entrant.entrant_id in spec.seats and table is not None:
                     out["room"] = spec.room
-                    out["token"] = table.seat_tokens.get(entrant.entrant_id)
                     out["player_id"] = player = table.players.get(entrant.entrant_id)
+                    if player is not None:
+                        seat_token = _seat_token(bearer, code, spec.room)
+                        if await self.tables.grant_seat(spec.room, player, seat_token):
+                            out["token"] = seat_token
                     state = await self.tables.table(spec.room)
                     seat = None
                     if state is not None and player is not None:
@@ -277,3 +283,10 @@ class TournamentService:
                 pumping.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await pumping
+
+
+def _seat_token(entrant_token: str, tournament: str, room: str) -> str:
+    """The entrant's seat token at one table: derived from its entrant token, so the server
+    keeps neither (only digests) and can hand it out from any process."""
+    mac = hmac.new(entrant_token.encode(), f"seat|{tournament}|{room}".encode(), "sha256")
+    return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode()

@@ -41,7 +41,6 @@ class TableState:
 class OpenedTable:
     room: str
     players: tuple[str, ...]  # the room's player id of each named seat, in order
-    tokens: tuple[str, ...]  # and its seat token
 
 
 # Told (room, the kinds of the committed events) after a room's commit, in the process that
@@ -69,6 +68,11 @@ class Tables(Protocol):
 
     async def table(self, room: str) -> TableState | None:
         """The room now; None when there is no such room."""
+        ...
+
+    async def grant_seat(self, room: str, player_id: str, token: str) -> bool:
+        """Let `token` hold that player's seat (idempotent); False when the room has no such
+        player (or no such room)."""
         ...
 
     async def as_host(self, room: str, action: act.Action) -> str | None:

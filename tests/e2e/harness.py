@@ -402,6 +402,7 @@ class Harness:
     auditor: LeakAuditor
     clients: list[Client] = field(default_factory=list)
     seats: dict[str, int] = field(default_factory=dict)  # token → seat, for the auditor
+    tournaments: Any = None  # the app's TournamentService
 
     @property
     def ws_base(self) -> str:
@@ -494,6 +495,7 @@ async def running_server(config: AppSettings) -> AsyncIterator[Harness]:
         base = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient(base_url=base, timeout=10) as http:
             harness = Harness(base, http, app.state.rooms, LeakAuditor(app.state.rooms))
+            harness.tournaments = app.state.tournaments
             try:
                 yield harness
             finally:

@@ -70,6 +70,30 @@ async def test_a_tournament_seat_takes_the_suffix_instead() -> None:
     assert [s["name"] for s in summary["seats"]] == ["Ali", "ali 2"]
 
 
+async def test_a_granted_token_holds_that_players_seat_only() -> None:
+    """`grant` (a tournament entrant's derived seat token): idempotent, for a seated player
+    only, never another member's token."""
+    service = RoomService(
+        AppSettings(database_url="memory://"),
+        MemoryRoomStore(),
+        MemoryBus(),
+        MemoryRecorder(),
+        rng=random.Random(1),
+    )
+    created = await service.create_room("Ali", None)
+    joined = await service.join(created.room, "Bea")
+    assert await service.grant(created.room, joined.player_id, "derived-bea")
+    assert await service.grant(created.room, joined.player_id, "derived-bea")  # again: fine
+    who = await service.identify(created.room, "derived-bea")
+    assert who is not None and who.member_id == joined.player_id and who.seat == joined.seat
+    assert not await service.grant(created.room, "p_nobody", "derived-x")
+    assert await service.identify(created.room, "derived-x") is None
+    # A token another member holds is not re-pointed at this seat.
+    assert not await service.grant(created.room, joined.player_id, created.token)
+    host = await service.identify(created.room, created.token)
+    assert host is not None and host.member_id == created.player_id
+
+
 async def test_a_tournament_table_keeps_a_departed_seat_an_http_room_frees_it(
     server: Harness,
 ) -> None:

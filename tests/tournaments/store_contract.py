@@ -44,7 +44,7 @@ def running(code: str | None = None) -> TournamentRecord:
             ],
         )
     )
-    r.tables["R1"] = TableRecord("R1", {"e0": "p0", "e1": "p1"}, {"e0": "t0"}, status="finished")
+    r.tables["R1"] = TableRecord("R1", {"e0": "p0", "e1": "p1"}, status="finished")
     r.tables["R2"] = TableRecord("R2", {"e2": "p2", "e3": "p3"}, status="playing", look_at=7)
     return r
 

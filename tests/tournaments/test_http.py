@@ -5,11 +5,14 @@ results checked against the tables' stored matches."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from e2e.harness import Harness, kinds, play_scripted, running_server, server_settings
+
+from app.tournaments import records
 
 # next_round_seconds 1: a tied match (a tie plays on) deals its next round by itself; with 0
 # it would wait for the host seat to start it.
@@ -183,6 +186,14 @@ async def test_register_remove_start_bearers_and_me(server: Harness) -> None:
                                   "role": "player"}  # fmt: skip
         assert table["seats"][mine["seat"]] == entrant["entrant_id"]
         clients.append(client)
+    # A seat token is derived from the entrant's token: the same at each /me, and kept
+    # nowhere (the tournament's record, in any store or copy, holds none).
+    for entrant in (mikko, lea):
+        again = await me(h, code, entrant["token"])
+        assert again["token"] and again["seat"] == h.seats[again["token"]]
+    stored = json.dumps(records.to_json(await h.tournaments.store.load(code)))
+    for token in h.seats:
+        assert token not in stored
     # Everybody connected: the table's match starts without waiting for the grace period.
     await clients[0].event("round_started", timeout=5)
     summary = await h.summary(table["room"])

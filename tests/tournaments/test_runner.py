@@ -58,7 +58,11 @@ class FakeTables:
         self.rooms[room] = {"status": "lobby", "match_id": None, "seats": seats,
                             "settings": dict(settings)}  # fmt: skip
         await asyncio.sleep(0)  # another task may run meanwhile, as with real rooms
-        return OpenedTable(room, players, tuple(f"tok-{p}" for p in players))
+        return OpenedTable(room, players)
+
+    async def grant_seat(self, room: str, player_id: str, token: str) -> bool:
+        r = self.rooms.get(room)
+        return r is not None and any(s.player_id == player_id for s in r["seats"])
 
     async def table(self, room: str) -> TableState | None:
         r = self.rooms.get(room)
