@@ -3,12 +3,16 @@ every process (the keys and functions are described in uno.lua beside this file)
 
 A commit is one call of the `uno_commit` function: compare-and-set on the room's write
 counter, duplicate command ids refused, state, events, acks, wake-up, completed rounds and
-the notice in one atomic step. Reads are one function call too.
+the notice (which carries the commit itself, app/bus/notices.py) in one atomic step. Reads
+are one function call too, on the shared pipelined connection (pipe.py).
 
-Decoding a state costs far more than fetching it, so each process keeps what it decoded or
-committed itself: the newest record per room (by write counter), the states of recent
-commits, and the Commit objects themselves (so that every socket of this process shares a
-commit's encoded frames). States are immutable once built, so sharing them is safe.
+Decoding a state costs far more than fetching it, so each process keeps what it decoded,
+committed or took from a notice (`heard`): the newest record per room (by write counter), the
+states of recent commits, and the Commit objects themselves (so that every socket of this
+process shares a commit's encoded frames). States are immutable once built, so sharing them
+is safe. A process that hears a room's notices (`listening`) and holds every commit up to the
+newest one heard reads nothing back, and applies a command on the record it holds
+(`RoomRecord.assumed`: the compare-and-set still decides).
 """
 
 from __future__ import annotations
