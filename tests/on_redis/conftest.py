@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -49,6 +50,19 @@ async def kill_pubsub(client: Redis, name: str) -> int:
                 await client.execute_command("CLIENT KILL ID", fields["id"], "TYPE", "pubsub")
             )
     return killed
+
+
+def count_calls(store: RedisRoomStore) -> list[str]:
+    """The names of the Redis functions `store` calls from now on (appended as called)."""
+    calls: list[str] = []
+    real_call = store._call
+
+    async def counted(name: str, *args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return await real_call(name, *args, **kwargs)
+
+    store._call = counted  # type: ignore[method-assign]
+    return calls
 
 
 @pytest.fixture

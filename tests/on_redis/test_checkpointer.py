@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -21,7 +20,7 @@ from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder, RoomCheckpoint
 from app.store.redis import RedisRoomStore
 
-from .conftest import drop_prefix
+from .conftest import count_calls, drop_prefix
 
 pytestmark = pytest.mark.redis
 
@@ -79,14 +78,7 @@ async def test_only_changed_rooms_are_written_and_a_failed_pass_is_retried(
         recorder.down = False
         store = service.store
         assert isinstance(store, RedisRoomStore)
-        reads: list[str] = []
-        real_call = store._call
-
-        async def counted(name: str, *args: Any, **kwargs: Any) -> Any:
-            reads.append(name)
-            return await real_call(name, *args, **kwargs)
-
-        store._call = counted  # type: ignore[method-assign]
+        reads = count_calls(store)
         assert await checkpoints.flush() == 1  # kept for the next pass
         assert reads == []  # the record this process wrote: no read of Redis
         assert recorder.batches[-1] == [a.room]

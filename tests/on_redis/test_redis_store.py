@@ -5,7 +5,6 @@ history, the states of recent commits, the wake-up index and the round stream.""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import orjson
 import pytest
@@ -17,6 +16,8 @@ from app.engine.events import Event
 from app.store.redis import RedisRoomStore
 from app.store.rooms import STATES_KEPT, Member, RoomRecord
 from app.store.shared import CommitConflict, DuplicateCommand, applying
+
+from .conftest import count_calls
 
 pytestmark = pytest.mark.redis
 
@@ -189,14 +190,7 @@ async def test_another_process_takes_the_commit_from_its_notice(
     Redis; one that missed a notice, or does not listen to the room, reads them."""
     await store.create(_record(), [])
     other = RedisRoomStore(redis_client, prefix=prefix)
-    reads: list[str] = []
-    real_call = other._call
-
-    async def counted(name: str, *args: Any, **kwargs: Any) -> Any:
-        reads.append(name)
-        return await real_call(name, *args, **kwargs)
-
-    other._call = counted  # type: ignore[method-assign]
+    reads = count_calls(other)
     pubsub = redis_client.pubsub()
     await pubsub.subscribe(store.channel("r1"))
     heard: list[bytes] = []

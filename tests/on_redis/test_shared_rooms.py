@@ -25,6 +25,8 @@ from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder, RoundRecord
 from app.store.redis import RedisRoomStore
 
+from .conftest import count_calls
+
 pytestmark = pytest.mark.redis
 
 T0 = 1_800_000_000_000
@@ -295,14 +297,7 @@ async def test_a_hearing_process_applies_commands_on_its_newest_record(
     assert procs[0].hearing
     room, people, ids = await _table(procs, [["red 1", "red 3", "blue 4"], ["red 2"]], "red 5", {})
     a, b = procs[0], procs[1]
-    reads: list[str] = []
-    real_call = b.store._call
-
-    async def counted(name: str, *args: Any, **kwargs: Any) -> Any:
-        reads.append(name)
-        return await real_call(name, *args, **kwargs)
-
-    b.store._call = counted  # type: ignore[method-assign]
+    reads = count_calls(b.store)
 
     async def heard_everything() -> None:
         newest = (await a.store.load(room)).version  # type: ignore[union-attr]

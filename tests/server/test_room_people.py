@@ -17,6 +17,17 @@ from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
 
 
+def _service() -> RoomService:
+    """A room service in process, on the memory store (no server around it)."""
+    return RoomService(
+        AppSettings(database_url="memory://"),
+        MemoryRoomStore(),
+        MemoryBus(),
+        MemoryRecorder(),
+        rng=random.Random(1),
+    )
+
+
 @pytest.fixture
 async def server() -> AsyncIterator[Harness]:
     async with running_server(server_settings()) as harness:
@@ -57,13 +68,7 @@ async def test_a_bots_name_is_taken_too_and_a_started_room_says_started(server: 
 
 
 async def test_a_tournament_seat_takes_the_suffix_instead() -> None:
-    service = RoomService(
-        AppSettings(database_url="memory://"),
-        MemoryRoomStore(),
-        MemoryBus(),
-        MemoryRecorder(),
-        rng=random.Random(1),
-    )
+    service = _service()
     created = await service.create_room("Ali", None)
     await service.join(created.room, "ali")  # the default: seat as a free variant
     summary = await service.summary(created.room)
@@ -73,13 +78,7 @@ async def test_a_tournament_seat_takes_the_suffix_instead() -> None:
 async def test_a_granted_token_holds_that_players_seat_only() -> None:
     """`grant` (a tournament entrant's derived seat token): idempotent, for a seated player
     only, never another member's token."""
-    service = RoomService(
-        AppSettings(database_url="memory://"),
-        MemoryRoomStore(),
-        MemoryBus(),
-        MemoryRecorder(),
-        rng=random.Random(1),
-    )
+    service = _service()
     created = await service.create_room("Ali", None)
     joined = await service.join(created.room, "Bea")
     assert await service.grant(created.room, joined.player_id, "derived-bea")
@@ -97,13 +96,7 @@ async def test_a_granted_token_holds_that_players_seat_only() -> None:
 async def test_a_tournament_table_keeps_a_departed_seat_an_http_room_frees_it(
     server: Harness,
 ) -> None:
-    service = RoomService(
-        AppSettings(database_url="memory://"),
-        MemoryRoomStore(),
-        MemoryBus(),
-        MemoryRecorder(),
-        rng=random.Random(1),
-    )
+    service = _service()
     table = await service.create_room("Ali", {"target_score": 100})  # as a tournament does
     guest = await service.join(table.room, "Bob")
     await service.set_connected(table.room, table.player_id, True)
