@@ -316,10 +316,7 @@ class RoomService:
             name = free_name(name, names)
             token = secrets.token_urlsafe(32)
             spectator_id = "s_" + secrets.token_urlsafe(9)
-            record.add_member(token, Member(spectator_id, "spectator", name))
-            if not await self.store.commit(room, record.version, record, []):
-                raise RoomError("conflict", "room changed, try again", 409)
-            await self._remember(room, token, record.member(token), self.clock())
+            await self._add_credential(record, token, Member(spectator_id, "spectator", name))
         return spectator_id, token
 
     @retried
@@ -344,11 +341,16 @@ class RoomService:
             )
             if seated is None:
                 return False
-            record.add_member(token, Member(player_id, "player", seated.name))
-            if not await self.store.commit(room, record.version, record, []):
-                raise RoomError("conflict", "room changed, try again", 409)
-            await self._remember(room, token, record.member(token), self.clock())
+            await self._add_credential(record, token, Member(player_id, "player", seated.name))
         return True
+
+    async def _add_credential(self, record: RoomRecord, token: str, member: Member) -> None:
+        """Store a new token of the room (a write without events: no version, no notice),
+        under the room's lock, and hand it to the recorder for a restart."""
+        record.add_member(token, member)
+        if not await self.store.commit(record.code, record.version, record, []):
+            raise RoomError("conflict", "room changed, try again", 409)
+        await self._remember(record.code, token, member, self.clock())
 
     async def summary(self, room: str) -> dict[str, Any]:
         record = await self._load(room)

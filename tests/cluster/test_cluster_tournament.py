@@ -75,6 +75,25 @@ async def _until(c: Cluster, indexes: list[int], code: str, done: Any, timeout: 
 
 
 @pytest.mark.timeout(120)
+async def _playing(c: Cluster, created: dict[str, Any], start_on: int, watch_on: int) -> str:
+    """Four entrants registered through every process in turn, the tournament started on
+    process `start_on`, and its first round's tables all playing as `watch_on` sees them."""
+    code: str = created["tournament"]
+    for i, name in enumerate(["Ana", "Bo", "Cem", "Dia"]):
+        await c.post(i % len(c.processes), f"/api/tournaments/{code}/entrants", {"name": name})
+    async with httpx.AsyncClient(base_url=c.processes[start_on].http, timeout=10) as http:
+        start = await http.post(f"/api/tournaments/{code}/start", headers=bearer(created["token"]))
+        assert start.status_code == 200, start.text
+    await _until(
+        c,
+        [watch_on],
+        code,
+        lambda b: all(t["status"] == "playing" for t in b["rounds"][0]["tables"]),
+        20,
+    )
+    return code
+
+
 async def test_every_process_serves_the_tournament_and_pushes_its_changes(
     tmp_path: Path,
 ) -> None:
@@ -137,25 +156,9 @@ async def test_a_tournament_runs_to_its_winner_while_a_process_is_killed_mid_rou
 ) -> None:
     env = {"REDIS_CLAIM_LEASE_MS": "1000", "REDIS_ROUND_CLAIM_MS": "2000"}
     async with cluster(3, tmp_path, **env) as c:
-        created = await _create(c, 0)
-        code = created["tournament"]
-        names = ["Ana", "Bo", "Cem", "Dia"]
-        for i, name in enumerate(names):
-            await c.post(i % 3, f"/api/tournaments/{code}/entrants", {"name": name})
-        async with httpx.AsyncClient(base_url=c.processes[0].http, timeout=10) as http:
-            start = await http.post(
-                f"/api/tournaments/{code}/start", headers=bearer(created["token"])
-            )
-            assert start.status_code == 200, start.text
         # Round 1 (two tables) is being played: its tables were opened by process 0, which
         # holds their timers; it dies before any table has its result.
-        await _until(
-            c,
-            [1],
-            code,
-            lambda b: all(t["status"] == "playing" for t in b["rounds"][0]["tables"]),
-            20,
-        )
+        code = await _playing(c, await _create(c, 0), start_on=0, watch_on=1)
         await asyncio.sleep(3.0)  # mid-round: turns are running out, none finished yet
         body = await _public(c, 1, code)
         assert all(t["result"] == [] for t in body["rounds"][0]["tables"])
@@ -213,21 +216,7 @@ async def test_a_tournament_goes_on_after_every_process_is_restarted(tmp_path: P
     quick = {"REDIS_CLAIM_LEASE_MS": "1000", "REDIS_ROUND_CLAIM_MS": "2000"}
     async with cluster(2, tmp_path, **quick) as c:
         created = await _create(c, 0, format="swiss", rounds=2)
-        code = created["tournament"]
-        for i, name in enumerate(["Ana", "Bo", "Cem", "Dia"]):
-            await c.post(i % 2, f"/api/tournaments/{code}/entrants", {"name": name})
-        async with httpx.AsyncClient(base_url=c.processes[1].http, timeout=10) as http:
-            start = await http.post(
-                f"/api/tournaments/{code}/start", headers=bearer(created["token"])
-            )
-            assert start.status_code == 200, start.text
-        await _until(
-            c,
-            [0],
-            code,
-            lambda b: all(t["status"] == "playing" for t in b["rounds"][0]["tables"]),
-            20,
-        )
+        code = await _playing(c, created, start_on=1, watch_on=0)
         for process in c.alive():  # every process dies mid-round
             process.kill()
         env = {

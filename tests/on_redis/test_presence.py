@@ -16,18 +16,11 @@ from app.rooms.service import RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.redis import RedisRoomStore
+from tests.fake_clock import Clock
 
 pytestmark = pytest.mark.redis
 
 LEASE_MS = 1000
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000_000
-
-    def __call__(self) -> int:
-        return self.now
 
 
 @pytest.fixture

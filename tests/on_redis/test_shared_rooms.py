@@ -24,20 +24,11 @@ from app.rooms.wakeups import WakePoller
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder, RoundRecord
 from app.store.redis import RedisRoomStore
+from tests.fake_clock import Clock
 
 from .conftest import count_calls
 
 pytestmark = pytest.mark.redis
-
-T0 = 1_800_000_000_000
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
 
 
 class CountingRecorder(MemoryRecorder):

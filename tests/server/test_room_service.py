@@ -15,16 +15,7 @@ from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
-
-T0 = 1_800_000_000_000
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
+from tests.fake_clock import Clock
 
 
 async def _room(settings: dict[str, Any]) -> tuple[RoomService, Clock, str, list[Identity]]:

@@ -28,8 +28,8 @@ from app.rooms.service import Identity, Outcome, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
+from tests.fake_clock import Clock
 
-T0 = 1_800_000_000_000
 SETTINGS = {
     "turn_seconds": 5,
     "next_round_seconds": 3,
@@ -39,14 +39,6 @@ SETTINGS = {
     "dealer": 0,
 }
 SEATS = 3
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
 
 
 class RoomMachine(RuleBasedStateMachine):

@@ -20,17 +20,9 @@ from app.rooms.service import Identity, Outcome, RoomService
 from app.settings import AppSettings
 from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
+from tests.fake_clock import Clock
 
-T0 = 1_800_000_000_000
 OFFSETS = [-50, -1, 0, 1, 50]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
 
 
 class Table:

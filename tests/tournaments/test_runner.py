@@ -16,16 +16,7 @@ from app.tournaments.referee import PLAYING_LOOK_MS, ROUND_OVER_WAIT_MS
 from app.tournaments.service import TournamentService
 from app.tournaments.store import MemoryTournamentStore
 from app.tournaments.tables import CommitListener, OpenedTable, TableSeat, TableState
-
-T0 = 1_800_000_000_000
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
+from tests.fake_clock import Clock
 
 
 class FakeTables:

@@ -13,16 +13,7 @@ from app.store.recorder import MemoryRecorder
 from app.store.rooms import MemoryRoomStore
 from app.tournaments.service import TournamentService
 from app.tournaments.store import MemoryTournamentStore
-
-T0 = 1_800_000_000_000
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
+from tests.fake_clock import Clock
 
 
 def services(seed: int) -> tuple[TournamentService, MemoryTournamentStore, Clock]:

@@ -167,9 +167,7 @@ class RedisPipe:
         )
 
     async def execute(self, *args: Any) -> Any:
-        link = self._link
-        if link is None or link.lost is not None:
-            link = await self._open()
+        link = self._usable() or await self._open()
         return await link.request(hiredis.pack_command(args))
 
     async def execute_many(self, commands: list[tuple[Any, ...]]) -> list[Any]:
@@ -177,11 +175,14 @@ class RedisPipe:
         an error reply is returned in its place, as the exception."""
         if not commands:
             return []
-        link = self._link
-        if link is None or link.lost is not None:
-            link = await self._open()
+        link = self._usable() or await self._open()
         futures = [link.request(hiredis.pack_command(command)) for command in commands]
         return list(await asyncio.gather(*futures, return_exceptions=True))
+
+    def _usable(self) -> _Link | None:
+        """The open connection, if any (no coroutine on the hot path)."""
+        link = self._link
+        return link if link is not None and link.lost is None else None
 
     async def _open(self) -> _Link:
         if self._closed:
