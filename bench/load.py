@@ -92,6 +92,12 @@ def proc_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def proc_sys_seconds(pid: int) -> float:
+    """stime of a process (its system calls), in seconds."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[12]) / TICKS
+
+
 def machine_cpu_seconds() -> tuple[float, float]:
     """CPU seconds of the whole machine (all CPUs) busy, and stolen by the hypervisor."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -835,6 +841,12 @@ def main() -> int:
         " balancer's hash of the room places them, docs/deploy/nginx.conf)",
     )
     paced.add_argument(
+        "--spy-window",
+        default="",
+        metavar="PREFIX",
+        help="py-spy attached to each server for the measured window only (PREFIX.<i>.txt)",
+    )
+    paced.add_argument(
         "--redis",
         action="store_true",
         help="the servers share a private redis-server (REDIS_URL) started for the run",
@@ -876,7 +888,9 @@ def main() -> int:
         "--max-seconds", type=float, default=90.0, help="time guard for the whole run (90)"
     )
     args = parser.parse_args()
-    if args.processes > 1 and not args.redis:
+    if args.processes > 1 and not args.redis and args.placement != "room":
+        # Without Redis each process keeps its own rooms: only placement by room works (the
+        # cost of several processes alone, with nothing shared).
         parser.error("several server processes share rooms only through --redis")
     if args.paced or args.idle:
         import load_paced

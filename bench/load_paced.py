@@ -57,6 +57,7 @@ from load import (
     proc_cpu_seconds,
     proc_rss_mb,
     proc_run_queue_seconds,
+    proc_sys_seconds,
     python,
 )
 from move_latency import ROOM_SETTINGS, BenchError, free_port, policy
@@ -68,6 +69,36 @@ REPLY_TIMEOUT_S = 30.0  # an overloaded server answers late; a stuck one is repo
 READY_TIMEOUT_S = 600.0  # 2,000 rooms take ~40 s on a quiet machine, minutes on a busy one
 DRAIN_S = 10.0  # after the window: commands sent inside it may still complete
 LAUNCHED: list[Server] = []  # stopped again on the way out, whatever interrupted the run
+
+
+def _spy_on(pids: list[int], prefix: str, seconds: float) -> list[subprocess.Popen[bytes]]:
+    """`--spy-window PREFIX`: py-spy attached to each server process for the measured window
+    only (no set-up, no teardown), collapsed stacks into PREFIX.<i>.txt."""
+    if not prefix:
+        return []
+    spy = str(Path(sys.executable).with_name("py-spy"))
+    return [
+        subprocess.Popen(
+            [
+                spy,
+                "record",
+                "--pid",
+                str(pid),
+                "--duration",
+                str(max(1, int(seconds) - 1)),
+                "-r",
+                "100",
+                "--nonblocking",
+                "-f",
+                "raw",
+                "-o",
+                f"{prefix}.{i}.txt",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for i, pid in enumerate(pids)
+    ]
 
 
 class RedisServer:
@@ -655,17 +686,22 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         pids = [server.pid for server in servers]
         queue0 = sum(proc_run_queue_seconds(pid) for pid in pids)
         cpu0, busy0 = sum(proc_cpu_seconds(pid) for pid in pids), machine_cpu_seconds()[0]
+        sys0 = sum(proc_sys_seconds(pid) for pid in pids)
         redis0 = proc_cpu_seconds(redis.pid) if redis else 0.0
         clients0 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
         t0 = time.monotonic()
+        spies = _spy_on(pids, args.spy_window, args.window)
         await asyncio.sleep(max(0.0, end - time.time()))
         elapsed = time.monotonic() - t0
         cpu1, busy1 = sum(proc_cpu_seconds(pid) for pid in pids), machine_cpu_seconds()[0]
+        sys1 = sum(proc_sys_seconds(pid) for pid in pids)
         redis1 = proc_cpu_seconds(redis.pid) if redis else 0.0
         queue1 = sum(proc_run_queue_seconds(pid) for pid in pids)
         clients1 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
         rss = sum(proc_rss_mb(pid) for pid in pids)
         hwm = sum(proc_hwm_mb(pid) for pid in pids)
+        for spy in spies:
+            spy.wait(timeout=30)
         for client in procs:
             client.result = await client.line(DRAIN_S + 60)
         for server in servers:
@@ -717,6 +753,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         "p999_ms": round(pct(latencies, 0.999), 2),
         "max_ms": round(max(latencies) / 1e6, 2) if latencies else float("nan"),
         "server_cpu_pct": round(server_cpu, 1),
+        "server_sys_pct": round(100 * (sys1 - sys0) / elapsed, 1),
         "cpu_ms_per_move": round(10 * server_cpu / (moves / elapsed), 3) if moves else None,
         "redis_cpu_pct": round(redis_cpu, 1),
         "redis_cpu_ms_per_move": round(10 * redis_cpu / (moves / elapsed), 3) if moves else None,
@@ -789,7 +826,8 @@ def main(args: argparse.Namespace) -> int:
         f"{summary['gc_cpu_ms']} ms in all, {summary['gc_collected']} objects freed)"
     )
     print(
-        f"server CPU {summary['server_cpu_pct']}% ({summary['cpu_ms_per_move']} ms/move; redis "
+        f"server CPU {summary['server_cpu_pct']}% (system calls {summary['server_sys_pct']}%; "
+        f"{summary['cpu_ms_per_move']} ms/move; redis "
         f"{summary['redis_cpu_pct']}%, {summary['redis_cpu_ms_per_move']} ms/move) · RSS "
         f"{summary['rss_mb']} MB (peak {summary['rss_peak_mb']}, empty {summary['rss_empty_mb']},"
         f" connected before play {summary['rss_connected_mb']}) · clients CPU "

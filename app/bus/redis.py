@@ -92,6 +92,12 @@ class RedisBus:
                     with contextlib.suppress(RedisError, OSError):
                         await self._unsubscribe(room)
 
+    def local(self, room: str, version: int) -> None:
+        """A commit this process made: its subscribers here are told directly (the commit
+        function publishes the notice only when another process subscribes to the room)."""
+        if version > self._seen.get(room, -1) and room in self._seen:
+            self._push(room, version, notices.notice(room, version))
+
     def listening(self, room: str) -> bool:
         """Subscribed to the room, and told its version since (the check at subscription):
         every later commit of it reaches this process's `heard` (or the watchdog repairs)."""
@@ -186,7 +192,14 @@ class RedisBus:
         parsed = notices.parse(data)
         if parsed is None:
             return
-        self._push(room, parsed[0], data, parsed[1])
+        version, body = parsed
+        if version <= self._seen.get(room, -1):
+            # Told already (this process's own commit, told by `local`, or a repair): the
+            # store may still take the commit it carries; the subscribers need nothing new.
+            if self._heard_version is not None and room in self._rooms:
+                self._heard_version(room, version, body)
+            return
+        self._push(room, version, data, body)
 
     def _push(self, room: str, version: int, data: bytes, body: bytes = b"") -> None:
         subscribers = self._rooms.get(room)

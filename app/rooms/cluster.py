@@ -52,6 +52,7 @@ class Cluster:
             heard=self.store.heard,
         )
         self.store.listening = self.bus.listening
+        self.store.announce = self.bus.local
         self.rounds = RoundStreamConsumer(
             self.client,
             self.store.rounds_key,

@@ -90,3 +90,40 @@ async def test_a_killed_pubsub_connection_is_repaired(
             assert bus.repairs == before
     finally:
         await bus.close()
+
+
+async def _publishes(client: Redis) -> int:
+    """PUBLISH calls Redis made so far (those from functions included)."""
+    stats = await client.info("commandstats")
+    return int(stats.get("cmdstat_publish", {}).get("calls", 0))
+
+
+async def test_a_commit_heard_only_here_is_not_published(
+    store: RedisRoomStore, redis_client: Redis
+) -> None:
+    """The committing process tells its own subscribers (`local`); the commit function
+    publishes only when another process subscribes to the room, and then each subscriber
+    hears of the version once."""
+    await _room(store, "r1")
+    here, there = _bus(store, check=30), _bus(store, check=30)
+    store.listening, store.announce = here.listening, here.local
+    try:
+        async with here.subscribe("r1") as mine:
+            published = await _publishes(redis_client)
+            await _commit(store, "r1", 1)
+            assert await _next(mine, 1.0) == 1
+            await _commit(store, "r1", 2)
+            assert await _next(mine, 1.0) == 2
+            assert await _publishes(redis_client) == published  # nobody else to tell
+            async with there.subscribe("r1") as theirs:
+                assert await _next(theirs, 1.0) == 2  # the version when it subscribed
+                await _commit(store, "r1", 3)
+                assert await _next(mine, 1.0) == 3
+                assert await _next(theirs, 1.0) == 3
+                assert await _publishes(redis_client) == published + 1
+                await asyncio.sleep(0.2)  # the published copy reached `here` too: not again
+                with pytest.raises(TimeoutError):
+                    await _next(mine, 0.3)
+    finally:
+        for bus in (here, there):
+            await bus.close()

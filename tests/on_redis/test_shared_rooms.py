@@ -78,7 +78,7 @@ async def procs(
         store = RedisRoomStore(redis_client, prefix=prefix)
         bus = RedisBus(redis_client, store.channel, store.versions, heard=store.heard)
         if hearing:
-            store.listening = bus.listening
+            store.listening, store.announce = bus.listening, bus.local
         service = RoomService(
             AppSettings(database_url="memory://", uno_test_hooks=True),
             store,

@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 
 # Cached ack entries per room (the memory store keeps 256 per member).
 ACK_CACHE_SIZE = 2048
+# A room's own keys, in the order the commit function takes them (uno.lua).
+_ROOM_KEYS = ("state", "events", "snaps", "snapv", "cmds", "cmdq")
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -149,6 +151,9 @@ class RedisRoomStore:
         # Whether this process hears every notice of the room (the bus is subscribed to it):
         # only then does the newest commit it holds tell that no newer one exists.
         self.listening: Callable[[str], bool] = lambda room: False
+        # Told of each commit this process made (the room and its new version): its own
+        # subscribers hear of it from here, not through Redis (app/bus/redis.py `local`).
+        self.announce: Callable[[str, int], None] | None = None
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -167,8 +172,8 @@ class RedisRoomStore:
         return f"{self.prefix}:rounds"
 
     def _commit_keys(self, room: str) -> list[str]:
-        names = ("state", "events", "snaps", "snapv", "cmds", "cmdq")
-        return [self.key(room, n) for n in names] + [self.wake_key, self.rounds_key]
+        base = f"{self.prefix}:{{{room}}}:"
+        return [base + name for name in _ROOM_KEYS] + [self.wake_key, self.rounds_key]
 
     # --- the RoomStore interface --------------------------------------------------------
 
@@ -296,19 +301,6 @@ class RedisRoomStore:
         state_blob = _state_blob(record.state)
         meta_blob = orjson.dumps(meta)
         events_blob = _events_blob(events) if events else b""
-        # The commit rides on its notice, for the other processes (`heard`); the counter it
-        # will have is known when the compare-and-set checks the one it was loaded at.
-        body = (
-            self._mark
-            + orjson.dumps(  # {"by": ..., (this object's fields)
-                {
-                    "rev": origin.rev + 1 if origin is not None else None,
-                    "state": orjson.Fragment(state_blob),
-                    "meta": orjson.Fragment(meta_blob),
-                    "events": orjson.Fragment(events_blob or b"[]"),
-                }
-            )[1:]
-        )
         args: list[Any] = [
             room,
             origin.rev if origin is not None else "",
@@ -324,7 +316,11 @@ class RedisRoomStore:
             self._states_kept,
             ACK_CACHE_SIZE,
             self.channel(room),
-            notices.notice(room, version, body),
+            # The commit function appends the commit to this head (the notice's body, see
+            # `heard`), and publishes it only if another process may hear it: this one's
+            # subscribers are told below (`announce`).
+            notices.notice(room, version, self._mark),
+            "1" if self.announce is not None and self.listening(room) else "0",
             len(acks),
         ]
         for field, ack_version in acks:
@@ -349,6 +345,8 @@ class RedisRoomStore:
         self._remember(room, int(reply[1]), record, meta, events, written)
         if self.written is not None:
             self.written(room)
+        if version != expected_version and self.announce is not None:
+            self.announce(room, version)
 
     async def commits_since(self, room: str, version: int) -> list[Commit] | None:
         return await self._since(room, version, states=True)

@@ -69,8 +69,12 @@ end)
 
 -- ARGV: room, expected rev ("" = version only), expected version, new version, state blob,
 --   meta, events blob ("" = no events), first version, wake ("" = none), ttl ms,
---   history limit, states kept, ack cache size, channel, notice, ack count, then
+--   history limit, states kept, ack cache size, channel, notice head, caller subscribed
+--   ("1": the caller's pub/sub connection is subscribed to the channel), ack count, then
 --   (field, version) per ack, then the completed rounds' blobs.
+-- The notice (app/bus/notices.py) is the head the caller sent followed by the commit: the
+-- new write counter, state, members and events; it is published only when a subscriber
+-- other than the caller may hear it (the caller tells its own process's subscribers).
 -- Returns {"ok", rev} | {"stale", version} | {"dup", version} | {"gone"}.
 redis.register_function('uno_commit', function(keys, args)
   local room = args[1]
@@ -78,9 +82,9 @@ redis.register_function('uno_commit', function(keys, args)
   if not current[1] then
     return {'gone'}
   end
-  local acks = tonumber(args[16])
+  local acks = tonumber(args[17])
   for i = 0, acks - 1 do
-    local seen = redis.call('HGET', keys[5], args[17 + 2 * i])
+    local seen = redis.call('HGET', keys[5], args[18 + 2 * i])
     if seen then
       return {'dup', seen}
     end
@@ -98,8 +102,8 @@ redis.register_function('uno_commit', function(keys, args)
   end
   local cache = tonumber(args[13])
   for i = 0, acks - 1 do
-    local field = args[17 + 2 * i]
-    redis.call('HSET', keys[5], field, args[18 + 2 * i])
+    local field = args[18 + 2 * i]
+    redis.call('HSET', keys[5], field, args[19 + 2 * i])
     redis.call('RPUSH', keys[6], field)
   end
   if acks > 0 then
@@ -107,13 +111,18 @@ redis.register_function('uno_commit', function(keys, args)
       redis.call('HDEL', keys[5], redis.call('LPOP', keys[6]))
     end
   end
-  for i = 17 + 2 * acks, #args do
+  for i = 18 + 2 * acks, #args do
     redis.call('XADD', keys[8], 'MAXLEN', '~', 100000, '*', 'r', args[i])
   end
   set_wake(keys, room, args[9])
   expire_room(keys, args[10])
-  if moved then
-    redis.call('PUBLISH', args[14], args[15])
+  if moved and (args[16] ~= '1' or redis.call('PUBSUB', 'NUMSUB', args[14])[2] > 1) then
+    local events = args[7]
+    if events == '' then
+      events = '[]'
+    end
+    redis.call('PUBLISH', args[14], args[15] .. '"rev":' .. rev .. ',"state":' .. args[5]
+      .. ',"meta":' .. args[6] .. ',"events":' .. events .. '}')
   end
   return {'ok', rev}
 end)
