@@ -2,7 +2,9 @@
 per room held here.
 
 Messages are the commit function's notices (app/bus/notices.py: "room R is at version V",
-and the commit itself, handed to the store with `heard`). Pub/sub delivers at most once, and
+and the commit itself, handed to the store with `heard`). The function publishes a notice
+only when a process other than the committing one subscribes to the room; the committing
+process tells its own subscribers with `local`. Pub/sub delivers at most once, and
 a pub/sub connection can die without its client noticing for a long while (redis/redis-py
 #2417, #3979), so a watchdog repairs both: every `check_seconds` it pings
 the connection (no answer → a new connection, every room subscribed again) and reads the

@@ -3,7 +3,9 @@ every process (the keys and functions are described in uno.lua beside this file)
 
 A commit is one call of the `uno_commit` function: compare-and-set on the room's write
 counter, duplicate command ids refused, state, events, acks, wake-up, completed rounds and
-the notice (which carries the commit itself, app/bus/notices.py) in one atomic step. Reads
+the notice (which carries the commit itself, app/bus/notices.py; published only when another
+process subscribes to the room, this one's subscribers are told by `announce`) in one atomic
+step. Reads
 are one function call too, on the shared pipelined connection (pipe.py).
 
 Decoding a state costs far more than fetching it, so each process keeps what it decoded,
