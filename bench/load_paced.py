@@ -16,12 +16,17 @@ thread with the server's. Every process raises its open-files limit to the hard 
 the run (no persistence); each room's seats are spread over the processes, so a move's frames
 reach players held by other processes through Redis. CPU, RSS and collections are the sum
 over the processes, Redis's CPU is reported beside them, the stall is the worst process's.
+`--placement room` puts each room's sockets on one process instead (the balancer's hash);
+with it `--processes N` also runs without `--redis`, each process keeping its own rooms in
+memory: the cost of several processes with nothing shared. `--spy-window PREFIX` attaches
+py-spy to each server for the measured window only (PREFIX.<i>.txt, collapsed stacks).
 
 Timed: from sending a command to the moment the LAST seat of the room received a frame whose
 version reaches the command's (the ack's version): what the slowest player of the table waits
 for. Only commands sent inside the measured window count. A room sends its next command at its
 next tick, or at once when the previous one took longer than the interval ("late ticks": the
-server is not keeping up). Measured over the window: server CPU% (utime+stime), RSS at the end
+server is not keeping up). Measured over the window: server CPU% (utime+stime; the system
+calls' share, stime, beside it), RSS at the end
 and the process's peak (VmHWM), the client processes' CPU%, the rest of the machine's busy CPU
 (/proc/stat), and the longest event-loop stall reported by the probe.
 """
