@@ -5,8 +5,7 @@ A commit is one call of the `uno_commit` function: compare-and-set on the room's
 counter, duplicate command ids refused, state, events, acks, wake-up, completed rounds and
 the notice (which carries the commit itself, app/bus/notices.py; published only when another
 process subscribes to the room, this one's subscribers are told by `announce`) in one atomic
-step. Reads
-are one function call too, on the shared pipelined connection (pipe.py).
+step. Reads are one function call too, on the shared pipelined connection (pipe.py).
 
 Decoding a state costs far more than fetching it, so each process keeps what it decoded,
 committed or took from a notice (`heard`): the newest record per room (by write counter), the
