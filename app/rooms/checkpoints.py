@@ -107,7 +107,9 @@ class Checkpointer:
         return RoomCheckpoint(
             room=record.code,
             version=record.version,
-            state=engine.state_to_json(record.state),
+            # The JSON this process sent with its commit, when it holds it: not encoded again.
+            state=self._store.encoded_state(record.code, record.version)
+            or engine.state_to_json(record.state),
             created_at=record.created_at,
             match_id=record.match_id,
             members={d: (m.member_id, m.role, m.name) for d, m in record.members.items()},

@@ -26,6 +26,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import orjson
+
 from app import engine
 from app.engine import actions as act
 from app.engine.events import Event
@@ -152,9 +154,9 @@ class Restorer:
         return state, events
 
 
-def _state(blob: dict[str, Any], what: str) -> State | None:
+def _state(blob: dict[str, Any] | bytes, what: str) -> State | None:
     try:
-        return engine.state_from_json(blob)
+        return engine.state_from_json(orjson.loads(blob) if isinstance(blob, bytes) else blob)
     except Exception as exc:
         log.error("room %s unreadable (%s); not restored from it", what, type(exc).__name__)
         return None

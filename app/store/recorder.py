@@ -61,7 +61,9 @@ class RoomCheckpoint:
 
     room: str
     version: int
-    state: dict[str, Any]  # engine.state_to_json
+    # engine.state_to_json, or that already encoded as JSON (the bytes a shared store's commit
+    # sent: not encoded again). Read back, always the decoded form.
+    state: dict[str, Any] | bytes
     created_at: int
     match_id: str | None
     # token digest → (member id, role, name): the credentials the room held then
@@ -258,7 +260,9 @@ class MemoryRecorder:
         for cp in checkpoints:
             known = self._checkpoints.get(cp.room)
             if known is None or known[0].version < cp.version:
-                state = orjson.dumps(cp.state, option=orjson.OPT_NON_STR_KEYS)
+                state = cp.state
+                if not isinstance(state, bytes):
+                    state = orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
                 self._checkpoints[cp.room] = (replace(cp, state={}), state)
 
     async def latest_checkpoint(self, room: str) -> RoomCheckpoint | None:

@@ -86,6 +86,11 @@ class SharedRoomStore(RoomStore, Protocol):
         no read of the store; None when it holds none."""
         ...
 
+    def encoded_state(self, room: str, version: int) -> bytes | None:
+        """The room's state at `version` as JSON (engine.state_to_json) when this process
+        still holds the encoding it committed; None otherwise."""
+        ...
+
     async def versions(self, rooms: Sequence[str]) -> list[int]:
         """The stored version of each room (0 when gone)."""
         ...

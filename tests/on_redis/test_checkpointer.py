@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
 
+from app import engine
 from app.bus.redis import RedisBus
 from app.engine import actions as act
 from app.rooms.checkpoints import Checkpointer
@@ -30,11 +32,13 @@ class FlakyRecorder(MemoryRecorder):
         super().__init__()
         self.down = False
         self.batches: list[list[str]] = []
+        self.handed: list[RoomCheckpoint] = []
 
     async def checkpoint(self, checkpoints: Sequence[RoomCheckpoint]) -> None:
         if self.down:
             raise ConnectionError("database down")
         self.batches.append([cp.room for cp in checkpoints])
+        self.handed += checkpoints
         await super().checkpoint(checkpoints)
 
 
@@ -88,6 +92,38 @@ async def test_only_changed_rooms_are_written_and_a_failed_pass_is_retried(
         other = await recorder.latest_checkpoint(b.room)
         created = await service.store.load(b.room)
         assert other is not None and created is not None and other.version == created.version
+    finally:
+        await service.bus.close()
+
+
+async def test_a_checkpoint_hands_on_the_state_its_commit_sent(
+    redis_client: Redis, prefix: str
+) -> None:
+    """The state is not encoded again for the checkpoint: the recorder gets the very JSON the
+    commit sent to Redis, which reads back as the room's state."""
+    recorder = FlakyRecorder()
+    service, checkpoints = await _service(redis_client, prefix, recorder)
+    store = service.store
+    assert isinstance(store, RedisRoomStore)
+    sent: list[bytes] = []
+    commit = store.commit_shared
+
+    async def spy(*args: Any, **kwargs: Any) -> None:
+        await commit(*args, **kwargs)
+        sent.append(store._latest.get(args[0]).blob)  # type: ignore[union-attr]
+
+    store.commit_shared = spy  # type: ignore[method-assign]
+    try:
+        host = await service.create_room("Ann", {})
+        ann = Identity(host.player_id, "player", host.seat)
+        assert (await service.submit(host.room, ann, _cmd(act.Chat("hi"), "c1"))).version
+        assert await checkpoints.flush() == 1
+        handed = recorder.handed[-1].state
+        assert isinstance(handed, bytes) and handed is sent[-1]
+        record = await store.load(host.room)
+        stored = await recorder.latest_checkpoint(host.room)
+        assert record is not None and stored is not None
+        assert stored.state == engine.state_to_json(record.state)
     finally:
         await service.bus.close()
 

@@ -44,6 +44,23 @@ async def test_an_older_checkpoint_never_replaces_a_newer_one(database: Database
     assert again is not None and again.version == 12
 
 
+async def test_a_state_encoded_already_is_stored_as_it_is(database: Database) -> None:
+    """A shared store's checkpoint hands on the JSON its commit sent (bytes): stored as that
+    JSON, read back decoded like any other."""
+    recorder = database.recorder()
+    await recorder.start()
+    encoded = dataclasses.replace(
+        _checkpoint("R1", 9), state=b'{"version":9,"marker":"v9","hands":[[1,2],[]]}'
+    )
+    await recorder.checkpoint([encoded])
+    stored = await recorder.latest_checkpoint("R1")
+    assert stored is not None and stored.version == 9
+    assert stored.state == {"version": 9, "marker": "v9", "hands": [[1, 2], []]}
+    await recorder.checkpoint([_checkpoint("R1", 10)])  # and the decoded form still works
+    newer = await recorder.latest_checkpoint("R1")
+    assert newer is not None and newer.state == {"version": 10, "marker": "v10"}
+
+
 async def test_retention_forgets_idle_rooms_checkpoints(database: Database) -> None:
     recorder = database.recorder()
     await recorder.start()
@@ -59,3 +76,6 @@ async def test_the_memory_recorder_keeps_the_newest_too() -> None:
     await recorder.checkpoint([dataclasses.replace(_checkpoint("R1", 2), state={})])
     stored = await recorder.latest_checkpoint("R1")
     assert stored is not None and stored.version == 4
+    await recorder.checkpoint([dataclasses.replace(_checkpoint("R1", 5), state=b'{"a":[1]}')])
+    encoded = await recorder.latest_checkpoint("R1")
+    assert encoded is not None and encoded.state == {"a": [1]}

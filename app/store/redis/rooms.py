@@ -89,6 +89,7 @@ class _Loaded:
     state: State
     meta: dict[str, Any]
     members: dict[str, Member] | None = None  # decoded from meta on first use
+    blob: bytes | None = None  # the state as this process encoded it for its commit
 
 
 @dataclass(slots=True)
@@ -343,7 +344,7 @@ class RedisRoomStore:
         if stored is not None:
             stored()  # before the events lose their states (commit observers, tests)
         written = known | {field for field, _ in acks}
-        self._remember(room, int(reply[1]), record, meta, events, written)
+        self._remember(room, int(reply[1]), record, meta, events, written, state_blob)
         if self.written is not None:
             self.written(room)
         if version != expected_version and self.announce is not None:
@@ -426,6 +427,14 @@ class RedisRoomStore:
         reading Redis; None when it holds none."""
         known = self._latest.get(room)
         return self._record(room, known) if known is not None else None
+
+    def encoded_state(self, room: str, version: int) -> bytes | None:
+        """The room's state at `version` as this process encoded it for its own commit (JSON
+        of engine.state_to_json), if that is still the newest record it holds."""
+        known = self._latest.get(room)
+        if known is None or known.state.version != version:
+            return None
+        return known.blob
 
     async def wake_of(self, room: str) -> int | None:
         """The room's planned wake-up (ms), for tests and the health page."""
@@ -564,9 +573,10 @@ class RedisRoomStore:
         meta: dict[str, Any],
         events: Sequence[Event],
         stored_acks: frozenset[str],
+        blob: bytes | None = None,
     ) -> None:
         state = record.state
-        self._latest.put(room, _Loaded(rev, state, meta, dict(record.members)))
+        self._latest.put(room, _Loaded(rev, state, meta, dict(record.members), blob))
         self._states.put((room, state.version), state)
         record.origin = _Origin(rev, stored_acks)
         if events:

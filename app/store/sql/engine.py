@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +36,20 @@ def make_engine(database_url: str, connect_args: dict[str, Any] | None = None) -
     # pre-ping: after an outage the pool's old connections are dead; find out before writing.
     # (A SQLite connection is a file handle: it cannot go stale, so no ping to pay for.)
     networked = url.get_backend_name() != "sqlite"
-    engine = create_async_engine(url, connect_args=args, pool_pre_ping=networked)
+    engine = create_async_engine(
+        url, connect_args=args, pool_pre_ping=networked, json_serializer=json_text
+    )
     if url.get_backend_name() == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def json_text(value: Any) -> str:
+    """A JSON column's value as text: bytes are JSON encoded already (a room checkpoint's state
+    as the shared store was sent it, app/rooms/checkpoints.py) and go in as they are."""
+    if isinstance(value, bytes):
+        return value.decode()
+    return json.dumps(value)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
