@@ -120,3 +120,21 @@ async def test_the_probe_reports_a_blocked_loop_and_collections(tmp_path: Path) 
         "gc_collected",
     }
     assert len(gc.callbacks) == callbacks  # the probe unhooked itself
+
+
+def _stuck_in_a_long_callback() -> None:
+    time.sleep(0.08)  # blocks the loop: the sampler finds the loop's thread here
+
+
+async def test_the_probe_can_say_where_a_stall_spent_its_time(tmp_path: Path) -> None:
+    target = tmp_path / "probe.jsonl"
+    task = asyncio.create_task(LoopProbe(target).run(stacks=True))
+    await asyncio.sleep(0.05)
+    _stuck_in_a_long_callback()
+    await asyncio.sleep(1.2)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    stacks = [stack for line in lines for stack, _count in line["stall_stacks"]]
+    assert any("_stuck_in_a_long_callback" in stack for stack in stacks), stacks
