@@ -236,6 +236,42 @@ async def test_another_process_takes_the_commit_from_its_notice(
     assert deaf_reads is not None and deaf_reads[-1].last == 5
 
 
+async def test_every_key_of_a_room_keeps_an_expiry_refreshed_now_and_then(
+    redis_client: Redis, prefix: str
+) -> None:
+    """A commit refreshes the room's expiries once a tenth of the TTL has passed (one PTTL
+    instead of six PEXPIREs otherwise), and always gives one to a key it created."""
+    store = RedisRoomStore(redis_client, prefix=prefix, idle_ttl_seconds=100)
+    names = ["state", "events", "snaps", "snapv", "cmds", "cmdq"]
+
+    async def ttls() -> dict[str, int]:
+        return {name: await redis_client.pttl(store.key("r1", name)) for name in names}
+
+    await store.create(_record(), [])  # no events yet, no ack: neither key exists
+    assert (await ttls())["events"] == -2 and (await ttls())["cmds"] == -2
+    with applying("p1", "c1"):
+        first = await store.load("r1")
+        assert first is not None
+        _advance(first, 1)
+        first.remember_ack("p1", "c1", 1)
+        await store.commit_shared("r1", 0, first, _events(1, 1), wake_at=None)
+    assert all(90_000 < ttl <= 100_000 for ttl in (await ttls()).values())  # created: given
+    for name in names:  # as if 5 s had passed: not a tenth of the TTL, nothing refreshed
+        await redis_client.pexpire(store.key("r1", name), 95_000)
+    second = await store.load("r1")
+    assert second is not None
+    _advance(second, 2)
+    await store.commit_shared("r1", 1, second, _events(2, 2), wake_at=None)
+    assert all(ttl <= 95_000 for ttl in (await ttls()).values())
+    for name in names:  # as if 20 s had passed: every key refreshed
+        await redis_client.pexpire(store.key("r1", name), 80_000)
+    third = await store.load("r1")
+    assert third is not None
+    _advance(third, 3)
+    await store.commit_shared("r1", 2, third, _events(3, 3), wake_at=None)
+    assert all(95_000 < ttl <= 100_000 for ttl in (await ttls()).values())
+
+
 async def test_idle_rooms_expire(redis_client: Redis, prefix: str) -> None:
     store = RedisRoomStore(redis_client, prefix=prefix, idle_ttl_seconds=1)
     await store.create(_record(version=1), _events(1, 1))

@@ -21,6 +21,15 @@ local function expire_room(keys, ttl)
   end
 end
 
+-- A commit refreshes the six expiries only once a tenth of the TTL has passed since the last
+-- refresh (the state hash's PTTL tells), or when it created a key that has none yet: an idle
+-- room expires between 0.9 and 1 TTL after its last write, for one call instead of six.
+local function refresh_room(keys, ttl, created)
+  if created or redis.call('PTTL', keys[1]) < tonumber(ttl) * 0.9 then
+    expire_room(keys, ttl)
+  end
+end
+
 local function set_wake(keys, room, wake)
   if wake == '' then
     redis.call('ZREM', keys[7], room)
@@ -32,20 +41,23 @@ end
 local function keep_state(keys, version, blob, kept, new_version)
   redis.call('HSET', keys[3], version, blob)
   if new_version then
-    redis.call('RPUSH', keys[4], version)
-    while redis.call('LLEN', keys[4]) > kept do
-      local old = redis.call('LPOP', keys[4])
-      redis.call('HDEL', keys[3], old)
+    local held = redis.call('RPUSH', keys[4], version)
+    while held > kept do
+      redis.call('HDEL', keys[3], redis.call('LPOP', keys[4]))
+      held = held - 1
     end
   end
 end
 
+-- Returns whether the stream was created by this entry (it has no expiry yet).
 local function add_events(keys, first, last, blob, limit)
+  local created = redis.call('EXISTS', keys[2]) == 0
   redis.call('XADD', keys[2], last .. '-0', 'f', first, 'e', blob)
   local floor = tonumber(last) - tonumber(limit) + 1
   if floor > 1 then
     redis.call('XTRIM', keys[2], 'MINID', floor)
   end
+  return created
 end
 
 -- ARGV: room, version, state blob, meta, wake, ttl ms, states kept, first, events blob
@@ -94,28 +106,32 @@ redis.register_function('uno_commit', function(keys, args)
   end
   local version = args[4]
   local moved = version ~= args[3]
-  local rev = redis.call('HINCRBY', keys[1], 'rev', 1)
-  redis.call('HSET', keys[1], 'v', version, 'meta', args[6], 'wake', args[9])
+  local rev = tonumber(current[2]) + 1
+  redis.call('HSET', keys[1], 'v', version, 'rev', rev, 'meta', args[6], 'wake', args[9])
   keep_state(keys, version, args[5], tonumber(args[12]), moved)
+  local created = false
   if args[7] ~= '' then
-    add_events(keys, args[8], version, args[7], args[11])
+    created = add_events(keys, args[8], version, args[7], args[11])
   end
   local cache = tonumber(args[13])
+  local queued = 0
   for i = 0, acks - 1 do
     local field = args[18 + 2 * i]
     redis.call('HSET', keys[5], field, args[19 + 2 * i])
-    redis.call('RPUSH', keys[6], field)
+    queued = redis.call('RPUSH', keys[6], field)
   end
-  if acks > 0 then
-    while redis.call('LLEN', keys[6]) > cache do
-      redis.call('HDEL', keys[5], redis.call('LPOP', keys[6]))
-    end
+  if queued == acks and acks > 0 then
+    created = true  -- the ack cache's first entries: its keys have no expiry yet
+  end
+  while queued > cache do
+    redis.call('HDEL', keys[5], redis.call('LPOP', keys[6]))
+    queued = queued - 1
   end
   for i = 18 + 2 * acks, #args do
     redis.call('XADD', keys[8], 'MAXLEN', '~', 100000, '*', 'r', args[i])
   end
   set_wake(keys, room, args[9])
-  expire_room(keys, args[10])
+  refresh_room(keys, args[10], created)
   if moved and (args[16] ~= '1' or redis.call('PUBSUB', 'NUMSUB', args[14])[2] > 1) then
     local events = args[7]
     if events == '' then
