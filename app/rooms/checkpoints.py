@@ -3,8 +3,9 @@
 Redis holds the rooms; if it loses them (FLUSHALL, an instance replaced without its AOF, a key
 expired) a room comes back from the database (app/rooms/restore.py). A round end is stored
 anyway (its snapshot); this adds the rooms in between: every `interval` seconds, each process
-writes the rooms it committed to since its last pass, in one transaction, as they stand in
-the store then. Never on a command's path: a commit only adds the room to a set.
+writes the rooms it committed to since its last pass, in one transaction, as it holds them
+then (the state as the JSON its newest commit sent: encoded once). Never on a command's path:
+a commit only adds the room to a set.
 
 Several processes may commit to one room and each checkpoints it: the database keeps the
 newest version (a version-guarded upsert), so an older checkpoint landing late changes
