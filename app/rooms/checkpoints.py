@@ -109,7 +109,7 @@ class Checkpointer:
             room=record.code,
             version=record.version,
             # The JSON this process sent with its commit, when it holds it: not encoded again.
-            state=self._store.encoded_state(record.code, record.version)
+            state=self._store.encoded_state(record.code, record.state)
             or engine.state_to_json(record.state),
             created_at=record.created_at,
             match_id=record.match_id,

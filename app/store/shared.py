@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from typing import Protocol
 
 from app.engine.events import Event
+from app.engine.state import State
 from app.store.rooms import RoomRecord, RoomStore
 
 
@@ -86,9 +87,9 @@ class SharedRoomStore(RoomStore, Protocol):
         no read of the store; None when it holds none."""
         ...
 
-    def encoded_state(self, room: str, version: int) -> bytes | None:
-        """The room's state at `version` as JSON (engine.state_to_json) when this process
-        still holds the encoding it committed; None otherwise."""
+    def encoded_state(self, room: str, state: State) -> bytes | None:
+        """`state` as JSON (engine.state_to_json) when this process still holds the encoding
+        its commit of that state sent; None otherwise."""
         ...
 
     async def versions(self, rooms: Sequence[str]) -> list[int]:

@@ -428,11 +428,11 @@ class RedisRoomStore:
         known = self._latest.get(room)
         return self._record(room, known) if known is not None else None
 
-    def encoded_state(self, room: str, version: int) -> bytes | None:
-        """The room's state at `version` as this process encoded it for its own commit (JSON
-        of engine.state_to_json), if that is still the newest record it holds."""
+    def encoded_state(self, room: str, state: State) -> bytes | None:
+        """`state` as this process encoded it for its own commit (JSON of
+        engine.state_to_json), if it is still the newest state of the room it holds."""
         known = self._latest.get(room)
-        if known is None or known.state.version != version:
+        if known is None or known.state is not state:
             return None
         return known.blob
 
