@@ -16,9 +16,13 @@ Runs of bench/load.py's paced mode (bench/load_paced.py), one after the other:
 Prints each run's line and the ratios the issue sets goals for, per placement: p99 of the
 design load on two processes (goal ≤ 35 ms), throughput at saturation 2 processes ÷ 1 (goal
 ≥ 0.6), server CPU per move at the design load 2 processes ÷ 1 (goal ≤ 1.2; Redis's own CPU
-per move shown beside it, not in the ratio). `--json` prints one JSON object last.
+per move shown beside it, not in the ratio). `--pairs N` repeats the design load's pair
+(memory, then Redis by room) N-1 more times, alternating, and also prints each pair's ratio
+and their median: on a machine whose figures move ±25% between identical runs, one pair says
+little. `--json` prints one JSON object last.
 
-    .venv/bin/python bench/scale_out.py [--rooms 2000] [--saturation-rooms 200] [--json]
+    .venv/bin/python bench/scale_out.py [--rooms 2000] [--saturation-rooms 200] [--pairs 3]
+        [--json]
 
 Talks only to 127.0.0.1; every run is bounded by bench/load.py's own timeouts.
 """
@@ -29,6 +33,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -62,6 +67,7 @@ def main() -> int:
     parser.add_argument("--rooms", type=int, default=2000, help="design-load rooms (2000)")
     parser.add_argument("--saturation-rooms", type=int, default=200, help="rooms flat out")
     parser.add_argument("--window", type=float, default=30.0, help="measured seconds per run")
+    parser.add_argument("--pairs", type=int, default=1, help="design-load pairs, alternating (1)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     load_before = os.getloadavg()
@@ -83,6 +89,14 @@ def main() -> int:
             f"saturation, 2 processes, Redis, placement by {placement}",
             [*flat, *two, "--placement", placement],
         )
+    pairs = [(runs["design_memory_1"], runs["design_redis_2_room"])]
+    for n in range(2, args.pairs + 1):
+        memory = _run(f"design load, 1 process, memory (pair {n})", design)
+        redis = _run(
+            f"design load, 2 processes, Redis, placement by room (pair {n})",
+            [*design, *two, "--placement", "room"],
+        )
+        pairs.append((memory, redis))
     d1, s1 = runs["design_memory_1"], runs["saturation_memory_1"]
     summary: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -125,6 +139,26 @@ def main() -> int:
             f"(goal ≤ 1.2; Redis itself {figures['design_redis_cpu_ms_per_move']} ms per move); "
             f"saturation {figures['saturation_moves_per_s']} moves/s, ratio "
             f"{figures['saturation_ratio']} (goal ≥ 0.6)"
+        )
+    if len(pairs) > 1:
+        ratios = [round(r["cpu_ms_per_move"] / m["cpu_ms_per_move"], 2) for m, r in pairs]
+        p99s = [r["p99_ms"] for _, r in pairs]
+        summary["pairs"] = [
+            {
+                "memory_cpu_ms_per_move": m["cpu_ms_per_move"],
+                "redis_cpu_ms_per_move": r["cpu_ms_per_move"],
+                "cpu_per_move_ratio": ratio,
+                "redis_p99_ms": r["p99_ms"],
+            }
+            for (m, r), ratio in zip(pairs, ratios, strict=True)
+        ]
+        summary["median_cpu_per_move_ratio"] = statistics.median(ratios)
+        summary["median_design_p99_ms"] = statistics.median(p99s)
+        print(
+            f"{len(pairs)} design-load pairs (memory, then Redis by room), CPU per move ratios "
+            f"{', '.join(str(x) for x in ratios)}: median {statistics.median(ratios)} "
+            f"(goal ≤ 1.2); p99 through Redis {', '.join(str(x) for x in p99s)} ms: median "
+            f"{statistics.median(p99s)} (goal ≤ 35)"
         )
     if args.json:
         print(json.dumps(summary))
