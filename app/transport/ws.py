@@ -77,6 +77,11 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
         conn.start()
         try:
             await service.set_connected(room, identity.member_id, True)
+            # Commands sent right behind the hello wait for the welcome to be built: applied
+            # before it, their commits would be inside the welcome's version, and the client
+            # would get their acks without the `events` frames (PROTOCOL 3: events, then ack).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(conn.welcomed.wait(), config.send_timeout_seconds)
             await _serve(websocket, conn, service, config, hub)
         except WebSocketDisconnect:
             pass

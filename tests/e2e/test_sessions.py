@@ -188,3 +188,28 @@ async def test_ping_pong(server: Harness) -> None:
     await client.send({"type": "ping"})
     pong = await client.until(lambda f: f["type"] == "pong")
     assert isinstance(pong["server_time"], int) and pong["server_time"] > 1_700_000_000_000
+
+
+async def test_commands_sent_right_behind_the_hello_get_their_events_before_the_ack(
+    server: Harness,
+) -> None:
+    """A client may send its first commands without waiting for the welcome. Each command's
+    commit still reaches it as an `events` frame before the `ack` (PROTOCOL 3), after a
+    welcome that does not already contain it."""
+    host = await server.create_room("Ayşe", {"turn_seconds": 0})
+    client = await server.open(host["room"])
+    client.seat = 0
+    await client.send({"type": "hello", "token": host["token"], "since": None})
+    await client.send({"type": "chat", "id": "first", "text": "hi"})
+    await client.send({"type": "add_bot", "id": "second"})
+    await client.reply("second")
+    await client.quiet(0.2)
+    kinds_seen = [f["type"] for f in client.frames]
+    assert kinds_seen[0] == "welcome", kinds_seen
+    welcome = client.frames[0]
+    assert consecutive(client.versions), client.versions
+    for command_id in ("first", "second"):
+        ack = next(f for f in client.frames if f["type"] == "ack" and f["id"] == command_id)
+        assert ack["version"] > welcome["version"]
+        produced = client.frame_for(ack["version"])
+        assert client.frames.index(produced) < client.frames.index(ack)
