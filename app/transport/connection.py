@@ -326,6 +326,7 @@ class Connection:
         if state is None:  # forgotten between hello and now
             await self._send(frames.encode(frames.error("unauthorized", "no room")))
             self.closed = True
+            self.welcomed.set()
             await self._close_socket(4401, "")
             return
         if since is not None and 0 <= since < state.version:
