@@ -133,6 +133,7 @@ async def _refuse(send: Send, status: int, code: str, message: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),  # an /api/ answer like any other
                 *_HEADERS,
             ],
         }

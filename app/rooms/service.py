@@ -95,6 +95,14 @@ class Outcome:
     # For `stale`: the refusal the current state gave, reported instead when the state at
     # `at` refused the command too (then the newer state did not make it illegal).
     refusal: tuple[ErrorCode, str] | None = None
+    # A refusal with consequences (a false UNO catch's penalty): the version it committed.
+    committed: int | None = None
+
+
+# A refused command whose consequences were committed (a false catch, RULES 13) is remembered
+# in the ack cache as the negative of the version it committed, so a resend of its `id` is
+# not applied again (PROTOCOL 3) and gets the same refusal. Versions start at 1.
+FALSE_CATCH_REFUSAL: tuple[ErrorCode, str] = ("not_catchable", "that player cannot be caught now")
 
 
 @dataclass(slots=True)
@@ -464,7 +472,10 @@ class RoomService:
                 outcome = Outcome(code="unauthorized", message="no seat of yours in this room")
             else:
                 known = record.known_ack(who.member_id, command.command_id)
-                if known is not None:
+                if known is not None and known < 0:
+                    code, message = FALSE_CATCH_REFUSAL
+                    outcome = Outcome(code=code, message=message)
+                elif known is not None:
                     outcome = Outcome(version=known)
                 else:
                     outcome, state, events = self._command(state, events, seat, command, action)
@@ -474,6 +485,8 @@ class RoomService:
                         outcome = Outcome(code=outcome.refusal[0], message=outcome.refusal[1])
                     if outcome.version is not None:
                         record.remember_ack(who.member_id, command.command_id, outcome.version)
+                    elif outcome.committed is not None:
+                        record.remember_ack(who.member_id, command.command_id, -outcome.committed)
             if events:
                 await self._commit(record, state, events)
             elif outcome.code is not None and record.assumed and self.shared is not None:
@@ -500,6 +513,11 @@ class RoomService:
                 if exc.events:
                     exc.events[-1].after = exc.state
                 state, events = exc.state, events + exc.events
+                return (
+                    Outcome(code=exc.code, message=exc.message, committed=state.version),
+                    state,
+                    events,
+                )
             elif command.at is not None and command.at < state.version:
                 stale = Outcome(
                     code="stale", message="the table moved on", refusal=(exc.code, exc.message)

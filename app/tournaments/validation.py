@@ -84,8 +84,10 @@ def plan(body: Mapping[str, Any], *, test_hooks: bool) -> Plan:
         raise RoomError(
             "bad_request", f"grace_seconds must be between 0 and {MAX_GRACE_SECONDS:g}", 400
         )
-    settings = body.get("settings") or {}
-    if not isinstance(settings, Mapping):
+    settings = body.get("settings")
+    if settings is None:  # optional, as for a room (`null` is the same as absent)
+        settings = {}
+    if not isinstance(settings, Mapping):  # `[]`, `false`, `0`, `""` too: not an object
         raise RoomError("bad_settings", "settings must be an object", 400)
     match, table_settings = _match(body.get("match"), dict(settings))
     table_settings["max_players"] = table_size

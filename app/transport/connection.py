@@ -116,6 +116,10 @@ class Connection:
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._catch_up_queued = False
+        # Set once the first welcome is built (or the sender ended): the endpoint applies no
+        # command of this socket before, so a command's commit comes after the welcome's
+        # version and reaches the client as its own `events` frame before its `ack`.
+        self.welcomed = asyncio.Event()
         # The resume (replay + welcome) is always the first thing this client receives, even
         # if the hub notifies before the sender starts.
         self._put(_Resume(since))
@@ -267,6 +271,8 @@ class Connection:
             # If the socket is still open (the failure was ours), close it so the client
             # reconnects and resumes instead of waiting on a silent socket.
             await self._close_socket(1011, "")
+        finally:
+            self.welcomed.set()  # nothing more will be built: never keep the reader waiting
 
     async def _handle(self, item: _Item) -> bool:
         """Send what `item` asks for; True when it closed the socket."""
@@ -320,6 +326,7 @@ class Connection:
         if state is None:  # forgotten between hello and now
             await self._send(frames.encode(frames.error("unauthorized", "no room")))
             self.closed = True
+            self.welcomed.set()
             await self._close_socket(4401, "")
             return
         if since is not None and 0 <= since < state.version:
@@ -393,6 +400,7 @@ class Connection:
         you = You(seat=seat, player_id=who.member_id, role=role)
         await self._send(frames.welcome(state, seat, you, self.service.clock(), recent or ()))
         self.version = state.version
+        self.welcomed.set()
 
     def _seat(self, state: State) -> int | None:
         if self.identity.role != "player":

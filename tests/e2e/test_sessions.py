@@ -117,6 +117,32 @@ async def test_resent_command_id_is_applied_once(server: Harness) -> None:
     assert await back.reply("once") == first
 
 
+async def test_a_resent_false_catch_costs_its_penalty_once(server: Harness) -> None:
+    """A false catch is refused yet commits the catcher's penalty (RULES 13): it was applied,
+    so a resend of its id is not applied again, on the same socket or after a reconnect,
+    and gets the same refusal."""
+    host = await server.create_room("Ayşe", {"turn_seconds": 0, "false_catch_penalty": 2})
+    room = host["room"]
+    guest = await server.join(room, "Mikko")
+    order, _, _ = deal_order(await server.deck(room), [["red 3"], ["blue 1"]], "red 5", dealer=1)
+    a = await server.connect(room, host["token"])
+    b = await server.connect(room, guest["token"])
+    await a.act("settings", settings={"dealer": 1, "deck_order": order})
+    await a.act("start")
+    await b.event("round_started")
+    first = await b.act("catch", seat=0, id="fc")
+    assert first["type"] == "error" and first["code"] == "not_catchable"
+    assert b.view is not None and b.view["seats"][1]["hand_count"] == 9
+    version = await server.version(room)
+    assert await b.act("catch", seat=0, id="fc") == first
+    assert await server.version(room) == version
+    await b.close()
+    back = await server.connect(room, guest["token"])
+    assert await back.act("catch", seat=0, id="fc") == first
+    assert back.view is not None and back.view["seats"][1]["hand_count"] == 9
+    assert "false_catch" not in back.kinds_after(version)
+
+
 async def test_hello_must_come_first_and_in_time(server: Harness) -> None:
     host = await server.create_room("Ayşe")
     room = host["room"]
@@ -162,3 +188,28 @@ async def test_ping_pong(server: Harness) -> None:
     await client.send({"type": "ping"})
     pong = await client.until(lambda f: f["type"] == "pong")
     assert isinstance(pong["server_time"], int) and pong["server_time"] > 1_700_000_000_000
+
+
+async def test_commands_sent_right_behind_the_hello_get_their_events_before_the_ack(
+    server: Harness,
+) -> None:
+    """A client may send its first commands without waiting for the welcome. Each command's
+    commit still reaches it as an `events` frame before the `ack` (PROTOCOL 3), after a
+    welcome that does not already contain it."""
+    host = await server.create_room("Ayşe", {"turn_seconds": 0})
+    client = await server.open(host["room"])
+    client.seat = 0
+    await client.send({"type": "hello", "token": host["token"], "since": None})
+    await client.send({"type": "chat", "id": "first", "text": "hi"})
+    await client.send({"type": "add_bot", "id": "second"})
+    await client.reply("second")
+    await client.quiet(0.2)
+    kinds_seen = [f["type"] for f in client.frames]
+    assert kinds_seen[0] == "welcome", kinds_seen
+    welcome = client.frames[0]
+    assert consecutive(client.versions), client.versions
+    for command_id in ("first", "second"):
+        ack = next(f for f in client.frames if f["type"] == "ack" and f["id"] == command_id)
+        assert ack["version"] > welcome["version"]
+        produced = client.frame_for(ack["version"])
+        assert client.frames.index(produced) < client.frames.index(ack)

@@ -178,6 +178,26 @@ async def test_a_resent_id_applies_once_across_processes(procs: list[Proc]) -> N
     assert sum(1 for e in events if e.kind == "card_played") == 1
 
 
+async def test_a_resent_false_catch_costs_its_penalty_once_across_processes(
+    procs: list[Proc],
+) -> None:
+    """A false catch is refused yet commits the catcher's penalty; a resend of its id, on any
+    process, is not applied again. The service answers the refusal, or (a duplicate found by
+    the commit function) the negative version it was remembered with, which the socket
+    answers with the same refusal (app/transport/ws.py)."""
+    settings = {"false_catch_penalty": 2, "turn_seconds": 0}
+    room, people, _ids = await _table(procs, [["red 1"], ["red 2"]], "red 5", settings)
+    catch = _cmd(act.Catch(0), "fc")
+    first = await procs[0].service.submit(room, people[1], catch)
+    assert first.code == "not_catchable" and first.version is None
+    for proc in procs:
+        again = await proc.service.submit(room, people[1], catch)
+        assert again.code == "not_catchable" or (again.version or 0) < 0, again
+    events = await procs[2].store.events_since(room, 0)
+    assert events is not None
+    assert sum(1 for e in events if e.kind == "false_catch") == 1
+
+
 SKIPS = ["red skip", "red skip", "green skip", "green skip", "blue skip", "blue skip", "blue 1"]
 
 

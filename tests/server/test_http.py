@@ -210,3 +210,17 @@ def test_access_log_masks_room_codes() -> None:
 async def test_api_answers_are_not_cached(server: Harness) -> None:
     response = await server.http.post("/api/rooms", json={"name": "A"})
     assert response.headers["cache-control"] == "no-store"
+    # Also the answers the middleware gives before the app sees the request (docs/protocol 1).
+    refused = [
+        await server.http.post(
+            "/api/rooms", content=b"x" * 70_000, headers={"content-type": "application/json"}
+        ),
+        await server.http.post(
+            "/api/rooms", content=b'{"name": "A"}', headers={"content-type": "text/plain"}
+        ),
+        await server.http.post(
+            "/api/rooms", json={"name": "A"}, headers={"origin": "http://elsewhere.example"}
+        ),
+    ]
+    assert [r.status_code for r in refused] == [413, 415, 403]
+    assert all(r.headers.get("cache-control") == "no-store" for r in refused)

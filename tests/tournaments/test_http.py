@@ -101,6 +101,11 @@ async def test_bad_bodies_are_400_with_the_error_shape(server: Harness) -> None:
         ({"fill_with_bots": "yes"}, "bad_request"),
         ({"settings": {"speed": "fast"}}, "bad_settings"),
         ({"settings": {"turn_seconds": 3}}, "bad_settings"),
+        # Not an object, even when empty or falsy (PROTOCOL 4: the wrong JSON type).
+        ({"settings": []}, "bad_settings"),
+        ({"settings": False}, "bad_settings"),
+        ({"settings": ""}, "bad_settings"),
+        ({"settings": 0}, "bad_settings"),
     ]
     for change, code in wrong:
         response = await h.http.post("/api/tournaments", json={**good, **change})
