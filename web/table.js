@@ -90,7 +90,8 @@ function centre(S, actions) {
       h('div', { class: 'direction', testid: 'direction', dataset: { direction: String(dir) } },
         h('span', { class: 'dir-arrow', 'aria-hidden': 'true' }, dir === 1 ? '↻' : '↺'),
         t(dir === 1 ? 'table.clockwise' : 'table.counter')),
-      st.side ? h('div', { class: 'side', testid: 'side' }, t(`side.${st.side}`)) : null,
+      // Only UNO Flip has sides; the server sends `light` for every variant.
+      st.side && view.settings?.variant === 'flip' ? h('div', { class: 'side', testid: 'side' }, t(`side.${st.side}`)) : null,
       st.pending_draw ? h('div', { class: 'pending', testid: 'pending-draw' }, t('table.pending', { n: st.pending_draw })) : null));
 }
 
