@@ -242,6 +242,13 @@ export function t(key, params) {
   });
 }
 
+/** Items (names, cards) as one list in the page's language: Persian separates them with "،"
+ * and isolates each one, like every inserted text. */
+export function listText(items) {
+  const rtl = LANGUAGES[current].dir === 'rtl';
+  return items.map((x) => (rtl ? `\u2068${x}\u2069` : String(x))).join(t('list.sep'));
+}
+
 /** True when the current catalog (or English) has `key`. */
 export function has(key) {
   return key in (catalogs[current] || {});
@@ -529,7 +536,7 @@ export function describe(ev, view) {
       const cards = ev.cards || (ev.card ? [ev.card] : null);
       const count = ev.count ?? cards?.length ?? 1;
       if (cards && cards.length) {
-        return t('ev.card_drawn_you', { ...p, count, cards: cards.map((c) => cardName(c)).join(', ') });
+        return t('ev.card_drawn_you', { ...p, count, cards: listText(cards.map((c) => cardName(c))) });
       }
       return t('ev.card_drawn', { ...p, count });
     }
@@ -553,7 +560,7 @@ export function describe(ev, view) {
       });
       // Only the challenger receives the challenged hand (PROTOCOL); show it to them.
       if (Array.isArray(ev.hand)) {
-        return `${line}. ${t('ev.challenge_hand', { cards: ev.hand.map((c) => cardName(c)).join(', ') })}`;
+        return `${line}. ${t('ev.challenge_hand', { cards: listText(ev.hand.map((c) => cardName(c))) })}`;
       }
       return line;
     }

@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, displayName, seatName, countdown } from './core.js';
+import { h, t, displayName, seatName, countdown, listText } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -123,7 +123,7 @@ export function lobbyScreen(S, actions) {
   const departed = view.seats.filter((x) => x.drop_at != null);
   const controls = isHost ? h('div', { class: 'host-controls' },
     departed.length ? h('p', { class: 'muted', testid: 'departed-note' },
-      t('lobby.departed_note', { names: departed.map((x) => displayName(x)).join(', ') })) : null,
+      t('lobby.departed_note', { names: listText(departed.map((x) => displayName(x))) })) : null,
     h('div', { class: 'row' },
       h('button', {
         type: 'button', testid: 'add-bot', disabled: view.seats.length >= max,

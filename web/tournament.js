@@ -4,7 +4,7 @@
 // /me answer. Changes are pushed (GET /api/tournaments/{t}/events, server-sent events: the
 // public answer each time it changes, docs/protocol.md); while that stream is down the page
 // polls every few seconds instead.
-import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName } from './core.js';
+import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 export const POLL_MS = 3000;
@@ -604,7 +604,7 @@ function roundsPanel({ code, data, names, entrant, actions }) {
     h('h2', {}, t('tour.rounds')),
     rounds.map((r) => h('section', { class: 'tour-round', testid: `tour-round-${r.number}` },
       h('h3', {}, t('tour.round', { n: r.number })),
-      r.byes?.length ? h('p', { class: 'muted', testid: 'tour-byes' }, t('tour.byes', { names: r.byes.map(nameOf).join(', ') })) : null,
+      r.byes?.length ? h('p', { class: 'muted', testid: 'tour-byes' }, t('tour.byes', { names: listText(r.byes.map(nameOf)) })) : null,
       h('div', { class: 'tour-tables' }, (r.tables || []).map((tb, i) => {
         const result = [...(tb.result || [])].sort((a, b) => (a.place ?? 1e9) - (b.place ?? 1e9));
         return h('article', { class: 'tour-table', testid: `tour-table-${r.number}-${i + 1}`, dataset: { status: tb.status || '' } },

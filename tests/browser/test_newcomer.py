@@ -1,5 +1,5 @@
 """What a newcomer saw and found wrong, on hand-made views without the server: a "Light side"
-badge in classic games."""
+badge in classic games, and Latin commas in Persian lists."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser import fake_views as fv
 from tests.browser.conftest import now_ms
-from tests.browser.fake_site import FakeSite
+from tests.browser.fake_site import ORIGIN, FakeSite
 
 pytestmark = pytest.mark.browser
 
@@ -24,3 +24,22 @@ def test_the_side_badge_is_shown_only_in_flip(make_page: Callable[..., Page]) ->
     expect(page.get_by_test_id("side")).to_have_count(0)
     site.push_event({"kind": "side_flipped", "side": "dark"}, fv.flip_view(now_ms()))
     expect(page.get_by_test_id("side")).to_have_text("Dark side")
+
+
+def test_persian_lists_are_separated_by_the_persian_comma(make_page: Callable[..., Page]) -> None:
+    page = make_page(locale="fa-IR")
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    # The join page names the players seated.
+    page.goto(f"{ORIGIN}/r/FAKEROOM")
+    expect(page.get_by_test_id("join-info")).to_contain_text("Mikko")
+    players = page.get_by_test_id("join-info").inner_text()
+    assert "\u060c" in players and ", " not in players, players
+    # The cards you drew, in the event log.
+    site.open_room()
+    drawn = fv.classic_view(now_ms())
+    cards = [fv.card(150, "blue", "number", 2), fv.card(151, "green", "skip")]
+    drawn["you"]["hand"].extend(cards)
+    site.push_event({"kind": "card_drawn", "seat": 0, "count": 2, "cards": cards}, drawn)
+    line = page.get_by_test_id("event-log").locator("li").last
+    expect(line).to_contain_text("\u060c")
+    assert ", " not in line.inner_text()

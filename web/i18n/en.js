@@ -443,4 +443,5 @@ export default {
   'ev.spectator_joined': '{name} is watching',
   'ev.spectator_left': '{name} stopped watching',
   'ev.player_left_away': '{name} left; the seat was freed',
+  'list.sep': ', ',
 };

@@ -443,4 +443,5 @@ export default {
   'ev.spectator_joined': '{name} izliyor',
   'ev.spectator_left': '{name} izlemeyi bıraktı',
   'ev.player_left_away': '{name} ayrıldı; koltuk boşaltıldı',
+  'list.sep': ', ',
 };
