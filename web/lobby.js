@@ -121,6 +121,7 @@ export function lobbyScreen(S, actions) {
     inviteExtras(S, actions, view.room));
 
   const departed = view.seats.filter((x) => x.drop_at != null);
+  const alone = isHost && !canStart && view.seats.length - departed.length < 2;
   const controls = isHost ? h('div', { class: 'host-controls' },
     departed.length ? h('p', { class: 'muted', testid: 'departed-note' },
       t('lobby.departed_note', { names: listText(departed.map((x) => displayName(x))) })) : null,
@@ -131,8 +132,12 @@ export function lobbyScreen(S, actions) {
       }, t('lobby.add_bot')),
       h('button', {
         type: 'button', class: 'primary big', testid: 'start-btn', disabled: !canStart,
+        'aria-describedby': alone ? 'start-hint' : null,
         onclick: () => actions.send({ type: 'start' }),
-      }, t('lobby.start')))) : h('p', { class: 'muted', testid: 'lobby-wait' }, t('lobby.waiting_host'));
+      }, t('lobby.start'))),
+    // Alone in a new room the Start button is off: say what it waits for.
+    alone ? h('p', { class: 'muted', id: 'start-hint', testid: 'start-hint' }, t('lobby.need_two')) : null)
+    : h('p', { class: 'muted', testid: 'lobby-wait' }, t('lobby.waiting_host'));
 
   const form = settingsForm(view.settings || {}, {
     prefix: 'lobby',

@@ -1,5 +1,5 @@
 """What a newcomer saw and found wrong, on hand-made views without the server: a "Light side"
-badge in classic games, and Latin commas in Persian lists."""
+badge in classic games, Latin commas in Persian lists, a disabled Start with no reason."""
 
 from __future__ import annotations
 
@@ -43,3 +43,18 @@ def test_persian_lists_are_separated_by_the_persian_comma(make_page: Callable[..
     line = page.get_by_test_id("event-log").locator("li").last
     expect(line).to_contain_text("\u060c")
     assert ", " not in line.inner_text()
+
+
+def test_a_host_alone_is_told_why_start_is_off(make_page: Callable[..., Page]) -> None:
+    alone = fv.lobby_view(now_ms())
+    alone["seats"] = alone["seats"][:1]
+    alone["you"]["moves"] = {"play": [], "start": False}
+    page = make_page(locale="fi-FI")
+    site = FakeSite(page, alone)
+    site.open_room()
+    expect(page.get_by_test_id("start-btn")).to_be_disabled()
+    expect(page.get_by_test_id("start-hint")).to_contain_text("kaksi pelaajaa")
+    expect(page.get_by_test_id("start-btn")).to_have_attribute("aria-describedby", "start-hint")
+    site.push_event({"kind": "bot_added", "seat": 1}, fv.lobby_view(now_ms()))
+    expect(page.get_by_test_id("start-btn")).to_be_enabled()
+    expect(page.get_by_test_id("start-hint")).to_have_count(0)

@@ -444,4 +444,5 @@ export default {
   'ev.spectator_left': '{name} stopped watching',
   'ev.player_left_away': '{name} left; the seat was freed',
   'list.sep': ', ',
+  'lobby.need_two': 'At least two players are needed: send the invite link, or add a bot.',
 };

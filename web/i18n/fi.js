@@ -444,4 +444,5 @@ export default {
   'ev.spectator_left': '{name} lopetti katsomisen',
   'ev.player_left_away': '{name} lähti; paikka vapautettiin',
   'list.sep': ', ',
+  'lobby.need_two': 'Aloittamiseen tarvitaan vähintään kaksi pelaajaa: lähetä kutsulinkki tai lisää botti.',
 };
