@@ -1,9 +1,10 @@
 """What a newcomer saw and found wrong, on hand-made views without the server: a "Light side"
-badge in classic games, Latin commas in Persian lists, a disabled Start with no reason."""
+badge in classic games, Latin commas in Persian lists, a disabled Start with no reason, who played covering the discard count."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -58,3 +59,48 @@ def test_a_host_alone_is_told_why_start_is_off(make_page: Callable[..., Page]) -
     site.push_event({"kind": "bot_added", "seat": 1}, fv.lobby_view(now_ms()))
     expect(page.get_by_test_id("start-btn")).to_be_enabled()
     expect(page.get_by_test_id("start-hint")).to_have_count(0)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"locale": "en-US"},
+        {
+            "locale": "fa-IR",
+            "viewport": {"width": 390, "height": 844},
+            "is_mobile": True,
+            "has_touch": True,
+        },
+    ],
+    ids=["desktop-en", "phone-fa"],
+)
+def test_who_played_does_not_cover_the_discard_count(
+    make_page: Callable[..., Page], options: dict[str, object], artifacts: Path
+) -> None:
+    page = make_page(**options)
+    view = fv.classic_view(now_ms())
+    view["state"]["turn"] = 3
+    site = FakeSite(page, view)
+    site.open_room()
+    played = fv.classic_view(now_ms())
+    played["state"]["top"] = fv.card(70, "red", "number", 8)
+    played["state"]["discard_count"] = 37
+    card = fv.card(70, "red", "number", 8)
+    site.push_event({"kind": "card_played", "seat": 3, "card": card}, played)
+    label = page.get_by_test_id("last-play")
+    expect(label).to_be_visible()
+    page.wait_for_timeout(400)  # the card's landing animation
+    count = page.get_by_test_id("discard").locator(".pile-count")
+    a, b = label.bounding_box(), count.bounding_box()
+    assert a and b
+    apart = (
+        a["y"] >= b["y"] + b["height"]
+        or b["y"] >= a["y"] + a["height"]
+        or a["x"] >= b["x"] + b["width"]
+        or b["x"] >= a["x"] + a["width"]
+    )
+    page.screenshot(path=str(artifacts / f"last-play-{options['locale']}.png"))
+    assert apart, (a, b)
+    # Both stay inside the felt.
+    felt = page.locator(".felt").bounding_box()
+    assert felt and a["y"] + a["height"] <= felt["y"] + felt["height"]
