@@ -1,10 +1,12 @@
 """What a newcomer saw and found wrong, on hand-made views without the server: a "Light side"
-badge in classic games, Latin commas in Persian lists, a disabled Start with no reason, who played covering the discard count."""
+badge in classic games, Latin commas in Persian lists, a disabled Start with no reason, who
+played covering the discard count, names out of line in the score tables."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -104,3 +106,43 @@ def test_who_played_does_not_cover_the_discard_count(
     # Both stay inside the felt.
     felt = page.locator(".felt").bounding_box()
     assert felt and a["y"] + a["height"] <= felt["y"] + felt["height"]
+
+
+NAME_EDGES = """(ids) => ids.map((id) => {
+    const cell = document.querySelector(`[data-testid="${id}"] td`);
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+    const lines = new Set(rects.map((r) => Math.round(r.top))).size;
+    return { left: Math.min(...rects.map((r) => r.left)), lines };
+})"""
+
+
+def test_names_line_up_in_the_score_tables_and_do_not_break(
+    make_page: Callable[..., Page],
+) -> None:
+    # A Persian name in an English table started at the far edge of its cell (the cell took
+    # the name's direction); on the phone the summary broke "Mehmet" into "Mehm" / "et".
+    def named(view: dict[str, Any]) -> dict[str, Any]:
+        view["seats"][1]["name"] = "سارا"
+        view["seats"][2]["name"] = "Mehmet"
+        return view
+
+    page = make_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    site = FakeSite(page, named(fv.classic_view(now_ms())))
+    site.open_room()
+    ids = [f"score-{n}" for n in range(4)]
+    expect(page.get_by_test_id("score-1")).to_contain_text("سارا")
+    edges = page.evaluate(NAME_EDGES, ids)
+    assert max(e["left"] for e in edges) - min(e["left"] for e in edges) < 2, edges
+
+    over = named(fv.classic_view(now_ms()))
+    over["status"] = "round_over"
+    over["you"]["moves"] = {"play": [], "start": True}
+    event = fv.round_ended_event()
+    event["hands"][2] = [fv.card(20 + i, "blue", "number", i) for i in range(9)]
+    site.push_event(event, over)
+    expect(page.get_by_test_id("round-summary")).to_be_visible()
+    edges = page.evaluate(NAME_EDGES, [f"summary-seat-{n}" for n in range(4)])
+    assert max(e["left"] for e in edges) - min(e["left"] for e in edges) < 2, edges
+    assert all(e["lines"] == 1 for e in edges), edges
