@@ -217,10 +217,11 @@ function ensurePolling(S, actions, code) {
     stopLoop(mine);
     return false;
   };
-  // The poll runs only while the push is down; a finished tournament changes no more.
+  // The poll runs only while the push is down; a finished tournament changes no more, and
+  // one the server does not know (404) will not appear: the page stops asking.
   mine.schedule = () => {
     clearTimeout(mine.timer);
-    if (loop === mine && !mine.pushUp && T.data?.status !== 'finished') mine.timer = setTimeout(tick, POLL_MS);
+    if (loop === mine && !mine.pushUp && T.data?.status !== 'finished' && !unknown(code)) mine.timer = setTimeout(tick, POLL_MS);
   };
   const tick = async () => {
     if (!alive()) return;
@@ -233,8 +234,12 @@ function ensurePolling(S, actions, code) {
 }
 
 /** Read the tournament's event stream until it ends or fails; then poll, and open it again. */
+function unknown(code) {
+  return T.code === code && T.error?.status === 404 && !T.data;
+}
+
 async function openPush(actions, mine, alive) {
-  if (!alive() || T.data?.status === 'finished') return;
+  if (!alive() || T.data?.status === 'finished' || unknown(mine.code)) return;
   const ctrl = new AbortController();
   mine.push = ctrl;
   let opened = 0;  // when the stream was opened (0: it was not)

@@ -1,6 +1,7 @@
 """What a newcomer saw and found wrong, on hand-made views without the server: a "Light side"
 badge in classic games, Latin commas in Persian lists, a disabled Start with no reason, who
-played covering the discard count, names out of line in the score tables."""
+played covering the discard count, names out of line in the score tables, a dead /t/ link
+asked about for ever."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser import fake_views as fv
-from tests.browser.conftest import now_ms
+from tests.browser.conftest import ConsoleErrors, now_ms
 from tests.browser.fake_site import ORIGIN, FakeSite
 
 pytestmark = pytest.mark.browser
@@ -146,3 +147,27 @@ def test_names_line_up_in_the_score_tables_and_do_not_break(
     edges = page.evaluate(NAME_EDGES, [f"summary-seat-{n}" for n in range(4)])
     assert max(e["left"] for e in edges) - min(e["left"] for e in edges) < 2, edges
     assert all(e["lines"] == 1 for e in edges), edges
+
+
+def test_an_unknown_tournament_link_stops_asking(
+    make_page: Callable[..., Page], console_errors: ConsoleErrors
+) -> None:
+    # A mistyped /t/ link said "no such tournament" and then asked the server again every few
+    # seconds, for ever (the poll and the event stream, each a 404 in the console).
+    console_errors.expect_message("404")
+    page = make_page()
+    FakeSite(page, fv.lobby_view(now_ms()))
+    asked: list[str] = []
+
+    def gone(route: Any) -> None:
+        asked.append(route.request.url)
+        route.fulfill(status=404, json={"error": {"code": "not_found", "message": "no"}})
+
+    page.route(f"{ORIGIN}/api/tournaments/**", gone)
+    page.clock.install()
+    page.goto(f"{ORIGIN}/t/NOSUCHCUP")
+    expect(page.get_by_test_id("tournament-info")).to_have_text("There is no such tournament.")
+    first = len(asked)
+    page.clock.run_for(30_000)
+    page.wait_for_timeout(200)
+    assert len(asked) == first, asked
