@@ -226,6 +226,9 @@ export function onLanguageChange(fn) {
   listeners.add(fn);
 }
 
+// Hebrew, Arabic, Syriac, Thaana, N'Ko... and the Arabic presentation forms.
+const RTL_TEXT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+
 /** Look `key` up in the current catalog (English as fallback) and fill {placeholders}. */
 export function t(key, params) {
   const text = catalogs[current]?.[key] ?? key;
@@ -233,12 +236,14 @@ export function t(key, params) {
   // Numbers are written in the language's digits (Persian uses its own).
   // In a right-to-left language every inserted text (a name, a card) is isolated, so "Bob!"
   // or "Ali (2)" keep their own direction instead of taking the sentence's.
+  // In a left-to-right language a right-to-left name is isolated too: else the number after
+  // it joins its run ("سارا 1 kart çekti" showed as "1 سارا kart çekti").
   const rtl = LANGUAGES[current].dir === 'rtl';
   return text.replace(/\{(\w+)\}/g, (_, name) => {
     const value = params[name];
     if (typeof value === 'number') return formatNumber(value);
     const str = (value ?? '').toString();
-    return rtl && str ? `\u2068${str}\u2069` : str;
+    return str && (rtl || RTL_TEXT.test(str)) ? `\u2068${str}\u2069` : str;
   });
 }
 

@@ -171,3 +171,21 @@ def test_an_unknown_tournament_link_stops_asking(
     page.clock.run_for(30_000)
     page.wait_for_timeout(200)
     assert len(asked) == first, asked
+
+
+def test_a_persian_name_in_a_turkish_sentence_keeps_its_number_after_it(
+    make_page: Callable[..., Page],
+) -> None:
+    # "{name} {count} kart çekti" with سارا showed as "1 سارا kart çekti": the digit joined the
+    # name's right-to-left run. The name is isolated now (as every name is in Persian).
+    view = fv.classic_view(now_ms())
+    view["seats"][1]["name"] = "سارا"
+    page = make_page(locale="tr-TR")
+    site = FakeSite(page, view)
+    site.open_room()
+    site.push_event({"kind": "card_drawn", "seat": 1, "count": 1}, view)
+    line = page.get_by_test_id("event-log").locator("li").last
+    expect(line).to_have_text("\u2068سارا\u2069 1 kart çekti")
+    # A Latin name needs no isolation; its text stays as it was.
+    site.push_event({"kind": "card_drawn", "seat": 0, "count": 2}, view)
+    expect(page.get_by_test_id("event-log").locator("li").last).to_have_text("Ayşe 2 kart çekti")
