@@ -226,6 +226,9 @@ export function onLanguageChange(fn) {
   listeners.add(fn);
 }
 
+// Hebrew, Arabic, Syriac, Thaana, N'Ko... and the Arabic presentation forms.
+const RTL_TEXT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+
 /** Look `key` up in the current catalog (English as fallback) and fill {placeholders}. */
 export function t(key, params) {
   const text = catalogs[current]?.[key] ?? key;
@@ -233,13 +236,22 @@ export function t(key, params) {
   // Numbers are written in the language's digits (Persian uses its own).
   // In a right-to-left language every inserted text (a name, a card) is isolated, so "Bob!"
   // or "Ali (2)" keep their own direction instead of taking the sentence's.
+  // In a left-to-right language a right-to-left name is isolated too: else the number after
+  // it joins its run ("سارا 1 kart çekti" showed as "1 سارا kart çekti").
   const rtl = LANGUAGES[current].dir === 'rtl';
   return text.replace(/\{(\w+)\}/g, (_, name) => {
     const value = params[name];
     if (typeof value === 'number') return formatNumber(value);
     const str = (value ?? '').toString();
-    return rtl && str ? `\u2068${str}\u2069` : str;
+    return str && (rtl || RTL_TEXT.test(str)) ? `\u2068${str}\u2069` : str;
   });
+}
+
+/** Items (names, cards) as one list in the page's language: Persian separates them with "،"
+ * and isolates each one, like every inserted text. */
+export function listText(items) {
+  const rtl = LANGUAGES[current].dir === 'rtl';
+  return items.map((x) => (rtl ? `\u2068${x}\u2069` : String(x))).join(t('list.sep'));
 }
 
 /** True when the current catalog (or English) has `key`. */
@@ -529,7 +541,7 @@ export function describe(ev, view) {
       const cards = ev.cards || (ev.card ? [ev.card] : null);
       const count = ev.count ?? cards?.length ?? 1;
       if (cards && cards.length) {
-        return t('ev.card_drawn_you', { ...p, count, cards: cards.map((c) => cardName(c)).join(', ') });
+        return t('ev.card_drawn_you', { ...p, count, cards: listText(cards.map((c) => cardName(c))) });
       }
       return t('ev.card_drawn', { ...p, count });
     }
@@ -553,7 +565,7 @@ export function describe(ev, view) {
       });
       // Only the challenger receives the challenged hand (PROTOCOL); show it to them.
       if (Array.isArray(ev.hand)) {
-        return `${line}. ${t('ev.challenge_hand', { cards: ev.hand.map((c) => cardName(c)).join(', ') })}`;
+        return `${line}. ${t('ev.challenge_hand', { cards: listText(ev.hand.map((c) => cardName(c))) })}`;
       }
       return line;
     }

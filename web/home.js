@@ -1,5 +1,5 @@
 // Home (create a room, host a tournament), the join-by-link form.
-import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName } from './core.js';
+import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName, listText } from './core.js';
 import { clampName, nameProblem, normalName } from './names.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
@@ -211,7 +211,7 @@ export function joinScreen(S, actions) {
     info.replaceChildren(
       h('p', {}, t('join.status', { status: t(`status.${sum.status}`) })),
       max ? h('p', { testid: 'join-seats' }, t('join.seats', { n: seats.length, max })) : null,
-      players.length ? h('p', {}, t('join.players', { names: players.join(', ') })) : null);
+      players.length ? h('p', {}, t('join.players', { names: listText(players) })) : null);
     if (sum.status && sum.status !== 'lobby') onlyWatch(t('join.started'));
     else if (max && seats.length >= max) onlyWatch(t('join.full'));
   };

@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, displayName, seatName, countdown } from './core.js';
+import { h, t, displayName, seatName, countdown, listText } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -121,9 +121,10 @@ export function lobbyScreen(S, actions) {
     inviteExtras(S, actions, view.room));
 
   const departed = view.seats.filter((x) => x.drop_at != null);
+  const alone = isHost && !canStart && view.seats.length - departed.length < 2;
   const controls = isHost ? h('div', { class: 'host-controls' },
     departed.length ? h('p', { class: 'muted', testid: 'departed-note' },
-      t('lobby.departed_note', { names: departed.map((x) => displayName(x)).join(', ') })) : null,
+      t('lobby.departed_note', { names: listText(departed.map((x) => displayName(x))) })) : null,
     h('div', { class: 'row' },
       h('button', {
         type: 'button', testid: 'add-bot', disabled: view.seats.length >= max,
@@ -131,8 +132,12 @@ export function lobbyScreen(S, actions) {
       }, t('lobby.add_bot')),
       h('button', {
         type: 'button', class: 'primary big', testid: 'start-btn', disabled: !canStart,
+        'aria-describedby': alone ? 'start-hint' : null,
         onclick: () => actions.send({ type: 'start' }),
-      }, t('lobby.start')))) : h('p', { class: 'muted', testid: 'lobby-wait' }, t('lobby.waiting_host'));
+      }, t('lobby.start'))),
+    // Alone in a new room the Start button is off: say what it waits for.
+    alone ? h('p', { class: 'muted', id: 'start-hint', testid: 'start-hint' }, t('lobby.need_two')) : null)
+    : h('p', { class: 'muted', testid: 'lobby-wait' }, t('lobby.waiting_host'));
 
   const form = settingsForm(view.settings || {}, {
     prefix: 'lobby',

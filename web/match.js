@@ -1,7 +1,7 @@
 // The match record, readable: a table of every round's points and a chart of the scores over
 // the rounds (inline SVG). Shown in the round summary and on the page /m/{match_id}; the JSON
 // stays at /api/matches/{match_id}. Loaded only when one of them is shown.
-import { h, s, t, formatNumber, api, errorText } from './core.js';
+import { h, s, t, formatNumber, api, errorText, listText } from './core.js';
 
 const LINE_COLORS = ['#d72600', '#0956bf', '#2f8f0f', '#a07800', '#7b3fa0', '#00838f', '#c2185b', '#5d4037', '#455a64', '#ef6c00'];
 
@@ -32,7 +32,7 @@ export function scoreChart(match) {
   const top = Math.max(10, target || 0, ...rows.flat());
   const x = (i) => pad.l + ((W - pad.l - pad.r) * i) / Math.max(1, rows.length);
   const y = (v) => H - pad.b - ((H - pad.t - pad.b) * v) / top;
-  const summary = players.map((p) => `${p.name} ${formatNumber(rows.at(-1)?.[p.seat] ?? 0)}`).join(', ');
+  const summary = listText(players.map((p) => `${p.name} ${formatNumber(rows.at(-1)?.[p.seat] ?? 0)}`));
   return h('figure', { class: 'score-chart', testid: 'score-chart' },
     // Rounds run left to right in every language (the axis labels too).
     s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', direction: 'ltr', 'aria-label': t('match.chart', { scores: summary }) },

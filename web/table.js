@@ -90,7 +90,8 @@ function centre(S, actions) {
       h('div', { class: 'direction', testid: 'direction', dataset: { direction: String(dir) } },
         h('span', { class: 'dir-arrow', 'aria-hidden': 'true' }, dir === 1 ? '↻' : '↺'),
         t(dir === 1 ? 'table.clockwise' : 'table.counter')),
-      st.side ? h('div', { class: 'side', testid: 'side' }, t(`side.${st.side}`)) : null,
+      // Only UNO Flip has sides; the server sends `light` for every variant.
+      st.side && view.settings?.variant === 'flip' ? h('div', { class: 'side', testid: 'side' }, t(`side.${st.side}`)) : null,
       st.pending_draw ? h('div', { class: 'pending', testid: 'pending-draw' }, t('table.pending', { n: st.pending_draw })) : null));
 }
 
@@ -334,7 +335,8 @@ function scoreboard(S) {
     goalText(view) ? h('p', { class: 'muted', testid: 'score-goal' }, goalText(view)) : null,
     h('table', { class: 'scores' },
       h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `score-${seat.seat}` },
-        h('td', { class: 'name', dir: 'auto' }, displayName(seat)),
+        // The name is isolated; the cell keeps the page's direction, so names line up.
+        h('td', { class: 'name' }, h('bdi', {}, displayName(seat))),
         h('td', { class: 'num' }, formatNumber(seat.score ?? 0)),
         target && scoring !== 'none' ? h('td', { class: 'bar-cell' }, h('span', { class: 'bar', style: { '--p': `${Math.min(100, (100 * (seat.score ?? 0)) / target)}%` } })) : null)))),
     view.match_id ? h('a', { href: `/m/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
@@ -550,7 +552,7 @@ export function summaryOverlay(S, actions) {
   h('table', { class: 'scores summary-table' },
     h('thead', {}, h('tr', {}, h('th', {}, t('score.player')), h('th', {}, t('summary.hand')), h('th', {}, t('summary.points')), h('th', {}, t('summary.total')))),
     h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
-      h('td', { dir: 'auto' }, displayName(seat)),
+      h('td', {}, h('bdi', {}, displayName(seat))),
       h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
       h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
       h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),

@@ -4,7 +4,7 @@
 // /me answer. Changes are pushed (GET /api/tournaments/{t}/events, server-sent events: the
 // public answer each time it changes, docs/protocol.md); while that stream is down the page
 // polls every few seconds instead.
-import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName } from './core.js';
+import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 export const POLL_MS = 3000;
@@ -217,10 +217,11 @@ function ensurePolling(S, actions, code) {
     stopLoop(mine);
     return false;
   };
-  // The poll runs only while the push is down; a finished tournament changes no more.
+  // The poll runs only while the push is down; a finished tournament changes no more, and
+  // one the server does not know (404) will not appear: the page stops asking.
   mine.schedule = () => {
     clearTimeout(mine.timer);
-    if (loop === mine && !mine.pushUp && T.data?.status !== 'finished') mine.timer = setTimeout(tick, POLL_MS);
+    if (loop === mine && !mine.pushUp && T.data?.status !== 'finished' && !unknown(code)) mine.timer = setTimeout(tick, POLL_MS);
   };
   const tick = async () => {
     if (!alive()) return;
@@ -233,8 +234,12 @@ function ensurePolling(S, actions, code) {
 }
 
 /** Read the tournament's event stream until it ends or fails; then poll, and open it again. */
+function unknown(code) {
+  return T.code === code && T.error?.status === 404 && !T.data;
+}
+
 async function openPush(actions, mine, alive) {
-  if (!alive() || T.data?.status === 'finished') return;
+  if (!alive() || T.data?.status === 'finished' || unknown(mine.code)) return;
   const ctrl = new AbortController();
   mine.push = ctrl;
   let opened = 0;  // when the stream was opened (0: it was not)
@@ -604,7 +609,7 @@ function roundsPanel({ code, data, names, entrant, actions }) {
     h('h2', {}, t('tour.rounds')),
     rounds.map((r) => h('section', { class: 'tour-round', testid: `tour-round-${r.number}` },
       h('h3', {}, t('tour.round', { n: r.number })),
-      r.byes?.length ? h('p', { class: 'muted', testid: 'tour-byes' }, t('tour.byes', { names: r.byes.map(nameOf).join(', ') })) : null,
+      r.byes?.length ? h('p', { class: 'muted', testid: 'tour-byes' }, t('tour.byes', { names: listText(r.byes.map(nameOf)) })) : null,
       h('div', { class: 'tour-tables' }, (r.tables || []).map((tb, i) => {
         const result = [...(tb.result || [])].sort((a, b) => (a.place ?? 1e9) - (b.place ?? 1e9));
         return h('article', { class: 'tour-table', testid: `tour-table-${r.number}-${i + 1}`, dataset: { status: tb.status || '' } },

@@ -443,4 +443,6 @@ export default {
   'ev.spectator_joined': '{name} is watching',
   'ev.spectator_left': '{name} stopped watching',
   'ev.player_left_away': '{name} left; the seat was freed',
+  'list.sep': ', ',
+  'lobby.need_two': 'At least two players are needed: send the invite link, or add a bot.',
 };

@@ -443,4 +443,6 @@ export default {
   'ev.spectator_joined': '{name} تماشا می‌کند',
   'ev.spectator_left': '{name} دیگر تماشا نمی‌کند',
   'ev.player_left_away': '{name} رفت؛ جایش آزاد شد',
+  'list.sep': '، ',
+  'lobby.need_two': 'برای شروع دست‌کم دو بازیکن لازم است: پیوند دعوت را بفرستید یا ربات اضافه کنید.',
 };

@@ -443,4 +443,6 @@ export default {
   'ev.spectator_joined': '{name} katsoo peliä',
   'ev.spectator_left': '{name} lopetti katsomisen',
   'ev.player_left_away': '{name} lähti; paikka vapautettiin',
+  'list.sep': ', ',
+  'lobby.need_two': 'Aloittamiseen tarvitaan vähintään kaksi pelaajaa: lähetä kutsulinkki tai lisää botti.',
 };

@@ -443,4 +443,6 @@ export default {
   'ev.spectator_joined': '{name} izliyor',
   'ev.spectator_left': '{name} izlemeyi bıraktı',
   'ev.player_left_away': '{name} ayrıldı; koltuk boşaltıldı',
+  'list.sep': ', ',
+  'lobby.need_two': 'Başlamak için en az iki oyuncu gerekir: davet bağlantısını gönder ya da bot ekle.',
 };
