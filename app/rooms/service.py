@@ -105,6 +105,15 @@ class Outcome:
 FALSE_CATCH_REFUSAL: tuple[ErrorCode, str] = ("not_catchable", "that player cannot be caught now")
 
 
+def remembered(version: int) -> Outcome:
+    """The answer to a command id applied already (here, or by another process's commit):
+    its ack, or for a refusal with consequences (a negative version) the same refusal."""
+    if version < 0:
+        code, message = FALSE_CATCH_REFUSAL
+        return Outcome(code=code, message=message)
+    return Outcome(version=version)
+
+
 @dataclass(slots=True)
 class _BotPlan:
     version: int
@@ -472,11 +481,8 @@ class RoomService:
                 outcome = Outcome(code="unauthorized", message="no seat of yours in this room")
             else:
                 known = record.known_ack(who.member_id, command.command_id)
-                if known is not None and known < 0:
-                    code, message = FALSE_CATCH_REFUSAL
-                    outcome = Outcome(code=code, message=message)
-                elif known is not None:
-                    outcome = Outcome(version=known)
+                if known is not None:
+                    outcome = remembered(known)
                 else:
                     outcome, state, events = self._command(state, events, seat, command, action)
                     if outcome.refusal is not None and outcome.refusal[0] == (

@@ -148,14 +148,14 @@ class SharedRooms:
         return None  # type: ignore[return-value]
 
     async def _submit(self, attempt: Callable[[], Awaitable[R]], command: tuple[str, str]) -> R:
-        from app.rooms.service import Outcome
+        from app.rooms.service import remembered
 
         # The command's identity rides along so that `load` fetches its recorded ack.
         with applying(*command):
             try:
                 return await attempt()
             except DuplicateCommand as dup:
-                return Outcome(version=dup.version)  # type: ignore[return-value]
+                return remembered(dup.version)  # type: ignore[return-value]
 
     async def commit(self, record: RoomRecord, state: State, events: list[Event]) -> None:
         service = self.service

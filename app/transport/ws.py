@@ -15,7 +15,7 @@ from app.api.limits import AddressBuckets, client_key, parse_networks
 from app.engine.actions import Chat, Leave
 from app.engine.errors import ErrorCode
 from app.rooms.commands import Command
-from app.rooms.service import FALSE_CATCH_REFUSAL, Identity, Outcome, RoomError, RoomService
+from app.rooms.service import Identity, RoomError, RoomService
 from app.settings import AppSettings
 from app.transport import frames
 from app.transport.commands import FrameError, Hello, Ping, decode, parse, readable_id
@@ -257,11 +257,6 @@ async def _command(
         log.exception("command %s failed", command.type)
         conn.send(frames.error("internal", "the server could not apply that", command.command_id))
         return
-    if outcome.version is not None and outcome.version < 0:
-        # A resent false catch found remembered by another process's commit (shared mode):
-        # the same refusal, not an ack (app/rooms/service.py, FALSE_CATCH_REFUSAL).
-        code, message = FALSE_CATCH_REFUSAL
-        outcome = Outcome(code=code, message=message)
     if outcome.version is None:
         error = frames.error(outcome.code or "bad_command", outcome.message, command.command_id)
         if limits.errors.take():
