@@ -851,6 +851,11 @@ def main() -> int:
         action="store_true",
         help="the servers share a private redis-server (REDIS_URL) started for the run",
     )
+    paced.add_argument(
+        "--redis-unix",
+        action="store_true",
+        help="with --redis: the servers reach it through a Unix socket, not loopback TCP",
+    )
     parser.add_argument(
         "--server-env",
         action="append",

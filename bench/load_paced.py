@@ -111,13 +111,18 @@ class RedisServer:
     shared Redis, and a run starts from an empty one. No persistence: what is measured is the
     servers' path through Redis, not the disk."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, unix: bool = False) -> None:
         self.workdir = workdir
         self.port = free_port()
+        # `--redis-unix`: the servers reach it through a Unix socket (what processes on the
+        # same machine as their Redis can use), the readiness check still through the port.
+        self.socket = workdir / "redis.sock" if unix else None
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
+        if self.socket is not None:
+            return f"unix://{self.socket}?db=0"
         return f"redis://127.0.0.1:{self.port}/0"
 
     @property
@@ -134,6 +139,11 @@ class RedisServer:
             [
                 *(binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
                 *("--appendonly", "no", "--dir", str(self.workdir)),
+                *(
+                    ("--unixsocket", str(self.socket), "--unixsocketperm", "700")
+                    if self.socket
+                    else ()
+                ),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -149,6 +159,22 @@ class RedisServer:
                     return
             time.sleep(0.05)
         raise BenchError("the private redis-server did not start")
+
+    def commandstats(self) -> dict[str, tuple[int, float]]:
+        """INFO commandstats: command → (calls, µs spent), for the window's difference."""
+        out = subprocess.run(
+            ["redis-cli", "-p", str(self.port), "INFO", "commandstats"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        stats: dict[str, tuple[int, float]] = {}
+        for line in out.stdout.splitlines():
+            if line.startswith("cmdstat_"):
+                name, _, fields = line[len("cmdstat_") :].partition(":")
+                values = dict(f.split("=", 1) for f in fields.split(","))
+                stats[name] = (int(values["calls"]), float(values["usec"]))
+        return stats
 
     def version(self) -> str:
         out = subprocess.run(["redis-server", "--version"], capture_output=True, text=True)
@@ -615,11 +641,12 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
     processes = max(1, args.processes)
     redis: RedisServer | None = None
     if args.redis:
-        redis = RedisServer(work / "redis")
+        redis = RedisServer(work / "redis", unix=args.redis_unix)
         REDIS_LAUNCHED.append(redis)
         redis.launch()
         extra_env["REDIS_URL"] = redis.url
-        notes.append(f"private redis-server {redis.version()} on port {redis.port}, no persistence")
+        where = f"Unix socket {redis.socket}" if redis.socket else f"port {redis.port}"
+        notes.append(f"private redis-server {redis.version()} on {where}, no persistence")
     kind = "redis" if redis else "memory"
     servers = [
         Server(
@@ -693,6 +720,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         cpu0, busy0 = sum(proc_cpu_seconds(pid) for pid in pids), machine_cpu_seconds()[0]
         sys0 = sum(proc_sys_seconds(pid) for pid in pids)
         redis0 = proc_cpu_seconds(redis.pid) if redis else 0.0
+        commands0 = redis.commandstats() if redis else {}
         clients0 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
         t0 = time.monotonic()
         spies = _spy_on(pids, args.spy_window, args.window)
@@ -701,6 +729,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         cpu1, busy1 = sum(proc_cpu_seconds(pid) for pid in pids), machine_cpu_seconds()[0]
         sys1 = sum(proc_sys_seconds(pid) for pid in pids)
         redis1 = proc_cpu_seconds(redis.pid) if redis else 0.0
+        commands1 = redis.commandstats() if redis else {}
         queue1 = sum(proc_run_queue_seconds(pid) for pid in pids)
         clients1 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
         rss = sum(proc_rss_mb(pid) for pid in pids)
@@ -773,6 +802,15 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         "other_cpu_pct": round(
             max(0.0, 100 * (busy1 - busy0) / elapsed - server_cpu - redis_cpu - client_cpu), 1
         ),
+        # Redis's own time per move by command (INFO commandstats over the window).
+        "redis_commands": {
+            name: {
+                "calls_per_move": round((calls - commands0.get(name, (0, 0.0))[0]) / moves, 3),
+                "us_per_move": round((usec - commands0.get(name, (0, 0.0))[1]) / moves, 1),
+            }
+            for name, (calls, usec) in sorted(commands1.items())
+            if moves and calls > commands0.get(name, (0, 0.0))[0]
+        },
         "late_ticks": sum(r["late_ticks"] for r in results),
         "timeouts": sum(r["timeouts"] for r in results),
         "errors": errors,
