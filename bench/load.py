@@ -852,6 +852,13 @@ def main() -> int:
         help="the servers share a private redis-server (REDIS_URL) started for the run",
     )
     paced.add_argument(
+        "--client",
+        choices=("light", "websockets"),
+        default="light",
+        help="the load generator's WebSocket client: bench/light_ws.py (light, the default:"
+        " least CPU taken from the servers) or the websockets library",
+    )
+    paced.add_argument(
         "--redis-unix",
         action="store_true",
         help="with --redis: the servers reach it through a Unix socket, not loopback TCP",

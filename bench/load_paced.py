@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import light_ws
 import websockets
 import wire
 from load import (
@@ -66,7 +67,6 @@ from load import (
     python,
 )
 from move_latency import ROOM_SETTINGS, BenchError, free_port, policy
-from websockets.asyncio.client import ClientConnection
 
 SOCKETS_PER_CLIENT = 2500
 SETUP_CONCURRENCY = 16
@@ -225,8 +225,8 @@ class Counts:
 
 @dataclass
 class Seat:
-    ws: ClientConnection
     room: Room
+    ws: Any = None  # a light_ws.LightSocket, or the websockets library's ClientConnection
     latest: str = ""  # the newest frame carrying a view, not decoded yet
     view: dict[str, Any] = field(default_factory=dict)
     version: int = -1  # the newest version received
@@ -234,38 +234,60 @@ class Seat:
     pending: dict[str, asyncio.Future[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     closed: BaseException | None = None
 
-    async def read(self) -> None:
+    def handle(self, raw: str) -> None:
+        """One message from the server."""
+        now = time.perf_counter_ns()
         counts = self.room.counts
+        counts.frames += 1
+        counts.chars += len(raw)
+        if raw.startswith('{"type":"ack"') or raw.startswith('{"type":"error"'):
+            frame = json.loads(raw)
+            future = self.pending.pop(frame.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result((now, frame))
+            return
+        version = wire.version_of(raw)
+        if '"view"' in raw:
+            self.latest = raw
+        if version > self.version:
+            # One command in flight per room and no timers or bots: the versions a seat
+            # receives are those of the room's last command.
+            self.version, self.version_ns = version, now
+            if version >= self.room.target:
+                self.room.changed.set()
+
+    def lost(self, exc: BaseException) -> None:
+        if self.closed is not None:
+            return
+        self.closed = exc
+        for future in self.pending.values():
+            if not future.done():
+                future.set_exception(ConnectionError(f"socket lost: {exc!r}"))
+        self.room.changed.set()
+
+    async def read(self) -> None:
+        """The websockets library's client: its messages, one at a time."""
         try:
             async for raw in self.ws:
-                now = time.perf_counter_ns()
                 assert isinstance(raw, str)
-                counts.frames += 1
-                counts.chars += len(raw)
-                if raw.startswith('{"type":"ack"') or raw.startswith('{"type":"error"'):
-                    frame = json.loads(raw)
-                    future = self.pending.pop(frame.get("id"), None)
-                    if future is not None and not future.done():
-                        future.set_result((now, frame))
-                    continue
-                version = wire.version_of(raw)
-                if '"view"' in raw:
-                    self.latest = raw
-                if version > self.version:
-                    # One command in flight per room and no timers or bots: the versions a
-                    # seat receives are those of the room's last command.
-                    self.version, self.version_ns = version, now
-                    if version >= self.room.target:
-                        self.room.changed.set()
+                self.handle(raw)
             raise ConnectionError("the server closed the socket")
         except BaseException as exc:
-            self.closed = exc
-            for future in self.pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError(f"socket lost: {exc!r}"))
-            self.room.changed.set()
+            self.lost(exc)
             if not isinstance(exc, Exception):
                 raise
+
+    async def send(self, text: str) -> None:
+        if isinstance(self.ws, light_ws.LightSocket):
+            self.ws.send(text)
+        else:
+            await self.ws.send(text)
+
+    async def close(self) -> None:
+        if isinstance(self.ws, light_ws.LightSocket):
+            self.ws.close()
+        elif self.ws is not None:
+            await asyncio.wait_for(self.ws.close(), 2)
 
     def current_view(self) -> dict[str, Any]:
         if self.latest:
@@ -288,7 +310,7 @@ class Seat:
         )
         self.pending[command_id] = future
         sent, sent_wall = time.perf_counter_ns(), time.time()
-        await self.ws.send(text)
+        await self.send(text)
         _, reply = await asyncio.wait_for(future, REPLY_TIMEOUT_S)
         return sent, sent_wall, reply
 
@@ -398,7 +420,7 @@ class Room:
     async def close(self) -> None:
         for seat in self.seats:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(seat.ws.close(), 2)
+                await seat.close()
         for task in self.readers:
             task.cancel()
         for task in self.readers:
@@ -460,6 +482,7 @@ async def set_up_room(
     counts: Counts,
     seed: int,
     placement: str = "seat",
+    client: str = "light",
 ) -> Room:
     """`http` talks to one of `ports`; seat i's socket goes to ports[(index + i) % n], so with
     several server processes the players of one room sit on different processes, or with
@@ -477,18 +500,24 @@ async def set_up_room(
         tokens[joined["seat"]] = joined["token"]
     for i, (_, token) in enumerate(sorted(tokens.items())):
         port = ports[(index + (0 if placement == "room" else i)) % len(ports)]
-        ws = await websockets.connect(
-            f"ws://127.0.0.1:{port}/ws/rooms/{code}",
-            max_size=1 << 22,
-            compression=None,
-            open_timeout=REPLY_TIMEOUT_S,  # a server busy setting up 2,000 rooms accepts late
-            # Browsers send no pings (the server pings every socket, and that is measured).
-            ping_interval=None,
-        )
-        seat = Seat(ws, room)
+        seat = Seat(room)
+        path = f"/ws/rooms/{code}"
+        if client == "light":
+            seat.ws = await light_ws.connect(
+                "127.0.0.1", port, path, seat.handle, seat.lost, timeout=REPLY_TIMEOUT_S
+            )
+        else:
+            seat.ws = await websockets.connect(
+                f"ws://127.0.0.1:{port}{path}",
+                max_size=1 << 22,
+                compression=None,
+                open_timeout=REPLY_TIMEOUT_S,  # a server busy setting up 2,000 rooms accepts late
+                # Browsers send no pings (the server pings every socket, and that is measured).
+                ping_interval=None,
+            )
+            room.readers.append(asyncio.create_task(seat.read()))
         room.seats.append(seat)
-        room.readers.append(asyncio.create_task(seat.read()))
-        await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
+        await seat.send(json.dumps({"type": "hello", "token": token, "since": None}))
     # Every seat welcomed and seen connected by all, then the first deal (every table holds a
     # game, idle ones too). Each connection is an event: a deal sent before the last of them
     # reached every seat would act on an old view.
@@ -510,7 +539,14 @@ async def worker(config: dict[str, Any]) -> dict[str, Any]:
                 index = todo.pop()
                 http = https[index % len(https)]
                 room = await set_up_room(
-                    http, ports, index, players, counts, config["seed"], config["placement"]
+                    http,
+                    ports,
+                    index,
+                    players,
+                    counts,
+                    config["seed"],
+                    config["placement"],
+                    config.get("client", "light"),
                 )
                 rooms.append(room)
                 if len(rooms) % 100 == 0:
@@ -676,6 +712,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
             config = {
                 "ports": [server.port for server in servers],
                 "placement": args.placement,
+                "client": args.client,
                 "players": players,
                 "interval": args.interval,
                 "seed": args.seed,
