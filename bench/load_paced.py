@@ -880,6 +880,7 @@ def main(args: argparse.Namespace) -> int:
         shutil.rmtree(work, ignore_errors=True)
     summary["machine"] = header(args, load_before)
     summary["notes"] = notes
+    summary["client"] = args.client
     print(summary["machine"])
     print("; ".join(notes))
     mode = (
@@ -894,7 +895,7 @@ def main(args: argparse.Namespace) -> int:
     print(
         f"{mode}, a move per room every {args.interval:g} s "
         f"(offered {summary['offered_moves_per_s']}/s), {summary['client_processes']} client "
-        f"processes, window {summary['window_s']} s after {args.warmup:g} s warm-up; set-up "
+        f"processes ({args.client} WebSocket client), window {summary['window_s']} s after {args.warmup:g} s warm-up; set-up "
         f"{summary['setup_s']} s"
     )
     print(
