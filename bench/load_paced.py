@@ -895,7 +895,8 @@ def main(args: argparse.Namespace) -> int:
     print(
         f"{mode}, a move per room every {args.interval:g} s "
         f"(offered {summary['offered_moves_per_s']}/s), {summary['client_processes']} client "
-        f"processes ({args.client} WebSocket client), window {summary['window_s']} s after {args.warmup:g} s warm-up; set-up "
+        f"processes ({args.client} WebSocket client), window {summary['window_s']} s after "
+        f"{args.warmup:g} s warm-up; set-up "
         f"{summary['setup_s']} s"
     )
     print(
