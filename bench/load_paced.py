@@ -610,6 +610,10 @@ def worker_main(config_text: str) -> int:
     except BenchError as exc:
         print(json.dumps({"error": str(exc)}))
         return 1
+    # The result is large (every latency); the event loop may have left stdout non-blocking,
+    # where a big write to a pipe the coordinator is slow to read stops part way (one
+    # saturation run lost its result so).
+    os.set_blocking(sys.stdout.fileno(), True)
     print(json.dumps(result))
     return 0
 
