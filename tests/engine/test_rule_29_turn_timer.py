@@ -34,6 +34,22 @@ def test_expiry_draws_then_keeps_and_passes() -> None:
     assert t.turn == 1
 
 
+def test_a_pass_the_timer_makes_is_marked_auto() -> None:
+    """Every turn_passed the server makes for the player carries `"auto": true`, like the
+    pass after an unplayable drawn card and the timer's color choice; a player's own pass
+    has no `auto`."""
+    t = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])  # a playable card is drawn
+    events = t.timeout("turn")
+    assert t.find("turn_passed", events).public == {"seat": 0, "auto": True}
+    t2 = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])
+    t2.draw(0)
+    events = t2.timeout("turn")  # expiry in after_draw
+    assert t2.find("turn_passed", events).public == {"seat": 0, "auto": True}
+    t3 = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])
+    t3.draw(0)
+    assert t3.find("turn_passed", t3.pass_(0)).public == {"seat": 0}
+
+
 def test_expiry_after_a_draw_passes() -> None:
     t = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])
     t.draw(0)
