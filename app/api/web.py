@@ -18,6 +18,8 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.api.errors import error_response
+
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 
 # Served only while web/index.html does not exist yet, so `/` always answers.
@@ -157,7 +159,10 @@ def mount(app: FastAPI) -> None:
             cache = REVALIDATE
         found = assets.get(path)
         if found is None:
-            return Response(status_code=404)
+            # The error body of every other 404 (PROTOCOL 2), not an empty one.
+            missing = error_response(404, "not_found", "no such file")
+            missing.headers["Cache-Control"] = "no-store"
+            return missing
         return _send(request, found, cache)
 
     app.include_router(router)
