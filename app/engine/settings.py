@@ -146,14 +146,16 @@ def _custom_wilds(value: Any) -> tuple[CustomWild, ...]:
         effect = entry.get("effect")
         if not isinstance(effect, str) or effect not in CUSTOM_EFFECTS:
             raise _bad(f"custom_wilds effect must be one of {', '.join(CUSTOM_EFFECTS)}")
+        # `n` and `label` are left out when not given, never null (PROTOCOL 4: a value of
+        # the wrong JSON type is refused; null is no integer and no string).
         n = entry.get("n")
         if CUSTOM_EFFECTS[effect]:
             if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10:
                 raise _bad(f"custom_wilds effect {effect} needs n, an integer 1-10")
-        elif n is not None:
+        elif "n" in entry:
             raise _bad(f"custom_wilds effect {effect} takes no n")
         label = entry.get("label")
-        if label is not None and (not isinstance(label, str) or len(label) > 60):
+        if "label" in entry and (not isinstance(label, str) or len(label) > 60):
             raise _bad("custom_wilds label must be a string of at most 60 characters")
         out.append(CustomWild(effect, n, label))
     return tuple(out)
@@ -217,6 +219,8 @@ def _check_whole(s: Settings) -> None:
 
     if s.custom_wilds and (s.variant != "classic" or s.deck != "gdj85"):
         raise _bad("custom_wilds needs variant classic and deck gdj85")
+    if s.dealer is not None and s.dealer >= s.max_players:
+        raise _bad(f"dealer must be a seat below max_players ({s.max_players})")
     if s.deck_order is not None and sorted(s.deck_order) != list(deck_ids(s)):
         raise _bad("deck_order must list every card id of the deck exactly once")
 
