@@ -132,23 +132,23 @@ def mount(app: FastAPI) -> None:
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
 
-    @router.get("/", include_in_schema=False)
+    @router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def home(request: Request) -> Response:
         return index(request)
 
-    @router.get("/r/{room}", include_in_schema=False)
+    @router.api_route("/r/{room}", methods=["GET", "HEAD"], include_in_schema=False)
     async def room_page(request: Request, room: str) -> Response:
         return index(request)
 
-    @router.get("/t/{code}", include_in_schema=False)
+    @router.api_route("/t/{code}", methods=["GET", "HEAD"], include_in_schema=False)
     async def tournament_page(request: Request, code: str) -> Response:
         return index(request)
 
-    @router.get("/m/{match_id}", include_in_schema=False)
+    @router.api_route("/m/{match_id}", methods=["GET", "HEAD"], include_in_schema=False)
     async def match_page(request: Request, match_id: str) -> Response:
         return index(request)
 
-    @router.get("/assets/{path:path}", include_in_schema=False)
+    @router.api_route("/assets/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
     async def asset(request: Request, path: str) -> Response:
         first, _, rest = path.partition("/")
         if first.startswith("v-") and rest:

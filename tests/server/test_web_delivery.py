@@ -64,3 +64,14 @@ async def test_nothing_outside_web_or_missing(path: str) -> None:
     assert isinstance(missing.json()["error"]["message"], str)
     if path == "nope.js":  # (the others are no asset route at all once normalised)
         assert missing.headers["cache-control"] == "no-store"
+
+
+@pytest.mark.parametrize("path", ["/", "/r/ROOM", "/t/CODE", "/m/MATCH", "/assets/style.css"])
+async def test_head_is_answered_like_get(client: httpx.AsyncClient, path: str) -> None:
+    """HEAD (link checkers, uptime probes, `curl -I`) gets GET's status and headers, not 405
+    (RFC 9110 9.3.2: a server that answers GET should answer HEAD)."""
+    got = await client.get(path)
+    head = await client.head(path)
+    assert head.status_code == got.status_code == 200
+    assert head.headers["content-type"] == got.headers["content-type"]
+    assert head.headers["etag"] == got.headers["etag"]
