@@ -9,12 +9,14 @@ permission travels inside the value (`hooks_allowed`) so the engine can validate
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from app.engine.cards import CUSTOM_EFFECTS
 from app.engine.errors import EngineError
+from app.engine.text import BIDI_CONTROLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +159,19 @@ def _custom_wilds(value: Any) -> tuple[CustomWild, ...]:
         label = entry.get("label")
         if "label" in entry and (not isinstance(label, str) or len(label) > 60):
             raise _bad("custom_wilds label must be a string of at most 60 characters")
+        if isinstance(label, str) and not _printable(label):
+            raise _bad("custom_wilds label must be printable text (no control characters)")
         out.append(CustomWild(effect, n, label))
     return tuple(out)
+
+
+def _printable(text: str) -> bool:
+    """A label reaches every screen, like a chat line: none of what chat removes (control
+    characters, line breaks, bidi controls), and no lone surrogate (not even encodable)."""
+    for ch in text:
+        if ch in BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
+            return False
+    return True
 
 
 def _value(key: str, value: Any) -> Any:

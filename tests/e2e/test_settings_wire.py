@@ -5,6 +5,7 @@ value that is no object at all is a malformed body or frame: `bad_request` / `ba
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -93,3 +94,40 @@ async def test_settings_that_are_no_object_are_a_malformed_body_or_frame(
     client = await server.connect(host["room"], host["token"])
     refused = await client.act("settings", settings=settings)
     assert refused["type"] == "error" and refused["code"] == "bad_frame", refused
+
+
+@pytest.mark.parametrize(
+    "label", ["\ud800", "a\u202eb", "line\nbreak", "nul\x00", "tab\tstop", "\u2066x\u2069"]
+)
+async def test_a_custom_wild_label_must_be_printable_text(server: Harness, label: str) -> None:
+    """A label reaches every screen like a chat line, so what chat removes is refused here:
+    control characters, line breaks and bidi controls (an override makes the card read as
+    something else). A lone surrogate, which Python's JSON reader lets through over HTTP,
+    could not even be encoded back: it must be refused, not stored."""
+    settings = {"custom_wilds": [{"effect": "reverse", "label": label}]}
+    body = json.dumps({"name": "Ayşe", "settings": settings})  # (\\ud800 as an escape)
+    created = await server.http.post(
+        "/api/rooms", content=body, headers={"content-type": "application/json"}
+    )
+    assert created.status_code == 400, created.text
+    assert created.json()["error"]["code"] == "bad_settings", created.text
+    host = await server.create_room("Ayşe")
+    client = await server.open(host["room"])
+    await client.send({"type": "hello", "token": host["token"], "since": None})
+    await client.until(lambda f: f["type"] == "welcome")
+    await client.send_raw(
+        json.dumps({"type": "settings", "id": "s1", "settings": settings}, ensure_ascii=True)
+    )
+    # (orjson reads no lone surrogate: that frame is not JSON, so its error has no id)
+    refused = await client.until(lambda f: f["type"] in ("error", "ack"))
+    assert refused["type"] == "error", refused
+    assert refused["code"] == ("bad_frame" if label == "\ud800" else "bad_settings"), refused
+
+
+async def test_a_custom_wild_label_may_hold_emoji_and_any_script(server: Harness) -> None:
+    label = "Ayşe 👩‍👩‍👧 سارا ✨"
+    created = await server.create_room(
+        "Ayşe", {"custom_wilds": [{"effect": "reverse", "label": label}]}
+    )
+    summary = await server.summary(created["room"])
+    assert summary["settings"]["custom_wilds"] == [{"effect": "reverse", "label": label}]

@@ -143,6 +143,9 @@ def test_custom_wilds_accepts_the_menu() -> None:
         [{"effect": "reverse", "label": 5}],
         # `label` and `n` are optional: left out, never null (PROTOCOL 4: null is no string)
         [{"effect": "reverse", "label": None}],
+        [{"effect": "reverse", "label": "a\u202eb"}],
+        [{"effect": "reverse", "label": "two\nlines"}],
+        [{"effect": "reverse", "label": "\ud800"}],
         [{"effect": "reverse", "n": None}],
         [{"effect": "next_draws", "n": None}],
         [{"effect": "reverse", "color": "red"}],
