@@ -135,6 +135,8 @@ def apply(
     except EngineError as err:
         if err.code == "not_catchable" and isinstance(action, Catch):
             _false_catch(ctx, seat, action, err)
+        if err.state is None and seat is not None and type(action) not in _SYSTEM:
+            _returned_anyway(state, seat, rng, now, trace, err)
         raise
     if not ctx.events:
         return state, []
@@ -151,6 +153,22 @@ def _own_action(ctx: Ctx, seat: int) -> None:
     if info.afk:
         st.w_seats()[seat] = replace(info, afk=False)
         ctx.emit("player_returned", {"seat": seat})
+
+
+def _returned_anyway(
+    state: State, seat: int, rng: Rng, now: int, trace: bool, err: EngineError
+) -> None:
+    """RULES 29: a bot plays an away seat "until the player sends any command", so a refused
+    command of its player still hands the seat back (nothing else changes)."""
+    if state.status == "lobby" or not 0 <= seat < len(state.seats) or not state.seats[seat].afk:
+        return
+    st = state.clone()
+    ctx = Ctx(st, rng, now, trace)
+    _own_action(ctx, seat)
+    sync_deadlines(st, now)
+    ctx.finish()
+    err.state = st
+    err.events = ctx.events
 
 
 def _false_catch(ctx: Ctx, seat: int | None, action: Catch, err: EngineError) -> None:
