@@ -491,7 +491,9 @@ class RoomService:
                         outcome = Outcome(code=outcome.refusal[0], message=outcome.refusal[1])
                     if outcome.version is not None:
                         record.remember_ack(who.member_id, command.command_id, outcome.version)
-                    elif outcome.committed is not None:
+                    elif outcome.committed is not None and outcome.code == FALSE_CATCH_REFUSAL[0]:
+                        # (an away player's other refusals hand the seat back: resent, they are
+                        # decided again, on a seat that is back, with no consequence)
                         record.remember_ack(who.member_id, command.command_id, -outcome.committed)
             if events:
                 await self._commit(record, state, events)
@@ -514,17 +516,23 @@ class RoomService:
         try:
             after, produced = self._apply(state, seat, action)
         except EngineError as exc:
+            stale_at = command.at is not None and command.at < state.version
             if exc.state is not None:
-                # Refused, yet with consequences (a false UNO catch costs the catcher).
+                # Refused, yet with consequences (a false UNO catch costs the catcher; an
+                # away player's refused command hands the seat back, which alone may be stale).
                 if exc.events:
                     exc.events[-1].after = exc.state
                 state, events = exc.state, events + exc.events
+                if stale_at and exc.code != FALSE_CATCH_REFUSAL[0]:
+                    refusal = (exc.code, exc.message)
+                    stale = Outcome(code="stale", message="the table moved on", refusal=refusal)
+                    return stale, state, events
                 return (
                     Outcome(code=exc.code, message=exc.message, committed=state.version),
                     state,
                     events,
                 )
-            elif command.at is not None and command.at < state.version:
+            elif stale_at:
                 stale = Outcome(
                     code="stale", message="the table moved on", refusal=(exc.code, exc.message)
                 )

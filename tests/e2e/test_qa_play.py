@@ -18,13 +18,23 @@ async def test_a_refused_command_of_an_away_player_still_hands_the_seat_back(
         "red 5",
         {"turn_seconds": 5, "afk_timeouts": 1},
     )
+    dealt = a.version  # seat 0's turn then: a draw decided on it is legal there
     took = await b.event("bot_took_over", timeout=7)
     assert took["seat"] == 0
     assert b.view is not None and b.view["state"]["turn"] == 1
     await a.catch_up(b.version)
-    refused = await a.act("draw")  # seat 1's turn: refused
-    assert refused["type"] == "error" and refused["code"] == "not_your_turn"
+    # seat 1's turn now: refused, and as `at` is older and was legal then, `stale`
+    refused = await a.act("draw", id="away-draw", at=dealt)
+    assert refused["type"] == "error" and refused["code"] == "stale"
     returned = await b.event("player_returned", timeout=2)
     assert returned["seat"] == 0 and returned.view["seats"][0]["afk"] is False
     # The refused command changed nothing else: still seat 1's turn, hands as they were.
     assert returned.view["state"]["turn"] == 1
+    # Resent with the same id: the same refusal (not a false catch's), nothing new.
+    again = await a.act("draw", id="away-draw", at=dealt)
+    assert again["type"] == "error" and again["code"] == "stale"
+    # Decided on the current version: the plain refusal.
+    await a.catch_up(returned["version"])
+    plain = await a.act("draw", at=a.version)
+    assert plain["type"] == "error" and plain["code"] == "not_your_turn"
+    assert await b.quiet(0.3) == []
