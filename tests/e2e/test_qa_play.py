@@ -4,7 +4,7 @@ case where the wire once differed from RULES.md."""
 from __future__ import annotations
 
 from e2e.harness import Harness
-from e2e.qa_rig import rig
+from e2e.qa_rig import card_of, rig, sync
 
 
 async def test_a_refused_command_of_an_away_player_still_hands_the_seat_back(
@@ -38,3 +38,81 @@ async def test_a_refused_command_of_an_away_player_still_hands_the_seat_back(
     plain = await a.act("draw", at=a.version)
     assert plain["type"] == "error" and plain["code"] == "not_your_turn"
     assert await b.quiet(0.3) == []
+
+
+async def test_a_penalty_reshuffles_mid_draw_and_stops_when_no_card_is_left(
+    server: Harness,
+) -> None:
+    """RULES 12 through the wire: the victim of a Wild Draw Four with two cards left in the
+    pile draws them, the discard pile but its top is shuffled in (`deck_reshuffled`), and the
+    draw stops short when nothing is left."""
+    (a, b), ids, _ = await rig(server, [["wild_draw4"], []], "red 5")
+    clients = [a, b]
+    while True:  # draw (and keep) until the pile holds two cards, on seat 0's turn
+        assert a.view is not None
+        state = a.view["state"]
+        if state["draw_count"] <= 2 and state["turn"] == 0:
+            break
+        mover = clients[state["turn"]]
+        await mover.catch_up(a.version)
+        reply = await mover.act("draw")
+        assert reply["type"] == "ack", reply
+        await sync(clients, reply["version"])
+        assert mover.view is not None
+        if mover.view["you"]["moves"]["pass"]:
+            reply = await mover.act("pass")
+            await sync(clients, reply["version"])
+    assert a.view["state"]["draw_count"] == 2 and a.view["state"]["discard_count"] == 1
+    before = b.view["seats"][1]["hand_count"] if b.view else 0
+    reply = await a.act("play", card=ids[0][0], color="blue")
+    await sync(clients, reply["version"])
+    mark = b.version
+    reply = await b.act("accept")
+    assert reply["type"] == "ack"
+    await sync(clients, reply["version"])
+    # A known count the pile cannot cover reshuffles first (docs/rules.md R12): the first
+    # card, under the Wild Draw Four, is the one card shuffled in.
+    assert b.kinds_after(mark) == ["deck_reshuffled", "card_drawn", "turn_skipped"]
+    assert b.events_after(mark)[0]["count"] == 1
+    drawn = b.events_after(mark)[1]
+    assert drawn["count"] == 3 and len(drawn["cards"]) == 3  # short of four: nothing left
+    view = b.view
+    assert view is not None
+    assert view["seats"][1]["hand_count"] == before + 3
+    assert view["state"]["draw_count"] == 0 and view["state"]["discard_count"] == 1
+    assert view["state"]["color"] == "blue" and view["state"]["turn"] == 0
+
+
+async def test_flip_draw_ones_stack_and_a_jump_in_adds_to_the_stack(server: Harness) -> None:
+    """RULES 9 + 28 in Flip: `stack_draw2` lets a Draw One answer a Draw One; an identical
+    Draw One jumped in out of turn adds to the pending total and the seat after the jumper
+    is the new victim."""
+    (a, b, c), _, _ = await rig(
+        server,
+        [["red draw1", "blue 3"], ["green draw1"], ["red draw1"]],
+        "red 5",
+        {"variant": "flip", "stack_draw2": True, "jump_in": True},
+    )
+    clients = [a, b, c]
+    reply = await a.act("play", card=card_of(a, "red draw1"))
+    await sync(clients, reply["version"])
+    assert b.view is not None and b.view["state"]["phase"] == "penalty"
+    assert b.view["state"]["pending_draw"] == 1
+    assert c.view is not None
+    jump = card_of(c, "red draw1")
+    assert jump in [p["card"] for p in c.view["you"]["moves"]["play"]]
+    reply = await c.act("play", card=jump)
+    assert reply["type"] == "ack", reply
+    await sync(clients, reply["version"])
+    played = c.seen("card_played")[-1]
+    assert played["seat"] == 2 and played.get("jump_in") is True
+    view = a.view
+    assert view is not None
+    assert view["state"]["phase"] == "penalty" and view["state"]["turn"] == 0
+    assert view["state"]["pending_draw"] == 2
+    mark = a.version
+    reply = await a.act("draw")
+    await sync(clients, reply["version"])
+    assert a.kinds_after(mark) == ["card_drawn", "turn_skipped"]
+    assert a.events_after(mark)[0]["count"] == 2
+    assert a.view is not None and a.view["state"]["turn"] == 1
