@@ -116,3 +116,44 @@ async def test_flip_draw_ones_stack_and_a_jump_in_adds_to_the_stack(server: Harn
     assert a.kinds_after(mark) == ["card_drawn", "turn_skipped"]
     assert a.events_after(mark)[0]["count"] == 2
     assert a.view is not None and a.view["state"]["turn"] == 1
+
+
+async def test_a_jump_in_closes_the_uno_window_and_a_late_declaration_still_counts(
+    server: Harness,
+) -> None:
+    """RULES 13 + 28 through the wire: seat 0 plays down to one card without declaring
+    (exposed: seat 1 may catch); seat 2 jumps in before seat 1 acts, which closes the window,
+    so seat 1's catch is refused (`not_catchable`); seat 0's late `uno` still counts."""
+    run = ["red 1", "red 2", "red 3", "red 4", "red 5", "red 6"]
+    (a, b, c), _, _ = await rig(
+        server, [[*run, "blue 9"], [], ["red 6"]], "red 0", {"jump_in": True}
+    )
+    clients = [a, b, c]
+    for k, text in enumerate(run):
+        reply = await a.act("play", card=card_of(a, text))
+        assert reply["type"] == "ack", reply
+        await sync(clients, reply["version"])
+        if k == len(run) - 1:
+            break
+        for mover in (b, c):  # draw and keep: the top stays seat 0's card
+            reply = await mover.act("draw")
+            assert reply["type"] == "ack", reply
+            await sync(clients, reply["version"])
+            assert mover.view is not None
+            if mover.view["you"]["moves"]["pass"]:
+                reply = await mover.act("pass")
+                await sync(clients, reply["version"])
+    assert b.view is not None and b.view["state"]["turn"] == 1
+    assert b.view["seats"][0]["hand_count"] == 1 and b.view["you"]["moves"]["catch"] == [0]
+    assert b.view["state"]["deadlines"]["uno"]["seat"] == 0
+    assert c.view is not None
+    reply = await c.act("play", card=card_of(c, "red 6"))  # identical: a jump-in
+    assert reply["type"] == "ack", reply
+    await sync(clients, reply["version"])
+    assert b.view["you"]["moves"]["catch"] == []
+    assert b.view["state"]["deadlines"]["uno"] is None
+    refused = await b.act("catch", seat=0)
+    assert refused["type"] == "error" and refused["code"] == "not_catchable"
+    assert (await a.act("uno"))["type"] == "ack"
+    await sync(clients, a.version)
+    assert b.view["seats"][0]["uno"] is True and b.view["seats"][0]["hand_count"] == 1
