@@ -135,7 +135,7 @@ def apply(
     except EngineError as err:
         if err.code == "not_catchable" and isinstance(action, Catch):
             _false_catch(ctx, seat, action, err)
-        if err.state is None and seat is not None and type(action) not in _SYSTEM:
+        if err.state is None and not bot and seat is not None and type(action) not in _SYSTEM:
             _returned_anyway(state, seat, rng, now, trace, err)
         raise
     if not ctx.events:
