@@ -125,7 +125,11 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.state.hub = hub
     app.state.recorder = recorder
 
-    app.add_middleware(HardeningMiddleware, allowed_origins=config.allowed_origins)
+    app.add_middleware(
+        HardeningMiddleware,
+        allowed_origins=config.allowed_origins,
+        body_timeout=config.header_timeout_seconds,
+    )
     app.add_middleware(
         CreationLimit,
         rate=config.create_rate_per_second,

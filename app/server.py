@@ -22,6 +22,7 @@ it through `uvicorn_options`, so the limits are set in one place.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import h11
@@ -32,9 +33,12 @@ from websockets.protocol import State
 from app.settings import AppSettings
 from app.transport.connection import SEND_NOW_EXTENSION
 
+log = logging.getLogger(__name__)
+
 MAX_HEAD_BYTES = 16 * 1024
 KEEP_ALIVE_SECONDS = 5
 CLOSE_POLICY = 1008
+CLOSE_INVALID_DATA = 1007  # a text message that is not UTF-8
 # Long enough for a reading client to get the close frame, short enough that a hostile one
 # holds nothing: reading stops at once, only the socket itself waits out the grace.
 POLICY_CLOSE_GRACE_SECONDS = 1.0
@@ -100,6 +104,27 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
             return
         extensions: dict[str, Any] = self.scope["extensions"]
         extensions[SEND_NOW_EXTENSION] = self.send_now
+
+    def send_receive_event_to_app(self) -> None:
+        """uvicorn's, except for a text message that is not UTF-8: the same close (1007,
+        RFC 6455 8.1) without the ERROR and traceback uvicorn logs for it, which any client
+        could draw once per socket. Valid text is decoded once, as upstream does."""
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        if self.curr_msg_data_type != "text" or self.close_sent:
+            super().send_receive_event_to_app()
+            return
+        self.frames = []
+        try:
+            text = bytes(data).decode()
+        except UnicodeDecodeError:
+            log.info("closed a socket that sent a text frame that is not UTF-8")
+            self.conn.send_close(CLOSE_INVALID_DATA)
+            self.handle_parser_exception()
+            return
+        self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        if not self.read_paused:
+            self.read_paused = True
+            self.transport.pause_reading()
 
     def send_now(self, payloads: list[bytes]) -> bool:
         """Frame text messages and write them now, in one write, if the socket takes them

@@ -13,6 +13,7 @@ grants.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable
 
@@ -21,6 +22,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.transport.ws import origin_allowed
 
 MAX_BODY_BYTES = 64 * 1024
+# How long a request body may take to arrive (the server passes its head deadline).
+BODY_TIMEOUT_SECONDS = 10.0
 # The page loads its script, style and socket from its own origin only; no inline script or
 # style element, no plug-ins, never inside a frame (clickjacking). `data:` is the favicon.
 # Style *attributes* are allowed: the client patches the DOM in place (morphdom copies a
@@ -47,10 +50,12 @@ class HardeningMiddleware:
         app: ASGIApp,
         max_body_bytes: int = MAX_BODY_BYTES,
         allowed_origins: Iterable[str] = (),
+        body_timeout: float = BODY_TIMEOUT_SECONDS,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.allowed_origins = list(allowed_origins)
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -74,20 +79,33 @@ class HardeningMiddleware:
             return
         # Bodies here are small JSON objects: read the whole body first (refusing it past the
         # limit), then hand it to the app in one piece.
+        # The whole body within a deadline, like the head (app/server.py): a client that
+        # trickles it (a slow POST) holds no connection and no request task for long.
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                await _too_large(send, self.max_body_bytes)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return  # the client went away
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_body_bytes:
+                        await _too_large(send, self.max_body_bytes)
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            await _refuse(
+                send,
+                408,
+                "request_timeout",
+                "the request body came too slowly",
+                [(b"connection", b"close")],  # no more reading of the rest of it
+            )
+            return
         body = b"".join(chunks)
         delivered = False
 
@@ -124,7 +142,13 @@ async def _too_large(send: Send, limit: int) -> None:
     await _refuse(send, 413, "too_large", f"request bodies are limited to {limit} bytes")
 
 
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+async def _refuse(
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
     await send(
         {
@@ -135,6 +159,7 @@ async def _refuse(send: Send, status: int, code: str, message: str) -> None:
                 (b"content-length", str(len(body)).encode()),
                 (b"cache-control", b"no-store"),  # an /api/ answer like any other
                 *_HEADERS,
+                *(headers or ()),
             ],
         }
     )

@@ -18,6 +18,8 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.api.errors import error_response
+
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 
 # Served only while web/index.html does not exist yet, so `/` always answers.
@@ -130,23 +132,23 @@ def mount(app: FastAPI) -> None:
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
 
-    @router.get("/", include_in_schema=False)
+    @router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def home(request: Request) -> Response:
         return index(request)
 
-    @router.get("/r/{room}", include_in_schema=False)
+    @router.api_route("/r/{room}", methods=["GET", "HEAD"], include_in_schema=False)
     async def room_page(request: Request, room: str) -> Response:
         return index(request)
 
-    @router.get("/t/{code}", include_in_schema=False)
+    @router.api_route("/t/{code}", methods=["GET", "HEAD"], include_in_schema=False)
     async def tournament_page(request: Request, code: str) -> Response:
         return index(request)
 
-    @router.get("/m/{match_id}", include_in_schema=False)
+    @router.api_route("/m/{match_id}", methods=["GET", "HEAD"], include_in_schema=False)
     async def match_page(request: Request, match_id: str) -> Response:
         return index(request)
 
-    @router.get("/assets/{path:path}", include_in_schema=False)
+    @router.api_route("/assets/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
     async def asset(request: Request, path: str) -> Response:
         first, _, rest = path.partition("/")
         if first.startswith("v-") and rest:
@@ -157,7 +159,10 @@ def mount(app: FastAPI) -> None:
             cache = REVALIDATE
         found = assets.get(path)
         if found is None:
-            return Response(status_code=404)
+            # The error body of every other 404 (PROTOCOL 2), not an empty one.
+            missing = error_response(404, "not_found", "no such file")
+            missing.headers["Cache-Control"] = "no-store"
+            return missing
         return _send(request, found, cache)
 
     app.include_router(router)

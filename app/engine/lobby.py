@@ -308,6 +308,10 @@ def begin(ctx: Ctx) -> None:
         gone = departed_seats(st)
         if len(st.seats) - len(gone) < 2:
             raise fail("bad_command", "at least 2 players are needed")
+        dealer = st.settings.dealer
+        if dealer is not None and dealer >= len(st.seats) - len(gone):
+            # (test hook) not taken modulo the seats: the deck order is dealt from the dealer
+            raise fail("bad_settings", f"dealer {dealer} names no seat of this table")
         _free(ctx, gone)  # a player who left the lobby is not dealt in
         ctx.settle()
         start_match(ctx)

@@ -450,7 +450,10 @@ def do_pass(ctx: Ctx, seat: int | None, voluntary: bool = True) -> None:
         raise fail("wrong_phase", f"not possible in phase {st.phase}")
     if voluntary and not may_pass(st, seat):
         raise fail("illegal_card", "forced_play: the drawn card must be played")
-    ctx.emit_pairs("turn_passed", (SEAT, seat))
+    if voluntary:
+        ctx.emit_pairs("turn_passed", (SEAT, seat))
+    else:  # the turn timer's pass, marked like every other move the server makes for a player
+        ctx.emit_pairs("turn_passed", (SEAT_AUTO, seat, True))
     set_turn(st, seat_after(st, seat))
 
 

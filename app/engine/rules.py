@@ -113,14 +113,16 @@ def apply(
     ctx = Ctx(st, rng, now, trace)
     if st.pairing is None and st.settings.variant == "flip":
         ensure_pairing(ctx)
-    if (
+    own = (
         seat is not None
         and not bot
         and st.status != "lobby"
         and 0 <= seat < len(st.afk_count)
         and (st.afk_count[seat] or st.seats[seat].afk)
         and type(action) not in _SYSTEM
-    ):
+    )
+    if own:
+        assert seat is not None
         _own_action(ctx, seat)
     ctx.settle()  # (after player_returned: the action's own changes start here)
     try:
@@ -135,6 +137,8 @@ def apply(
     except EngineError as err:
         if err.code == "not_catchable" and isinstance(action, Catch):
             _false_catch(ctx, seat, action, err)
+        if err.state is None and own and seat is not None and state.seats[seat].afk:
+            _returned_anyway(state, seat, rng, now, trace, err)
         raise
     if not ctx.events:
         return state, []
@@ -151,6 +155,22 @@ def _own_action(ctx: Ctx, seat: int) -> None:
     if info.afk:
         st.w_seats()[seat] = replace(info, afk=False)
         ctx.emit("player_returned", {"seat": seat})
+
+
+def _returned_anyway(
+    state: State, seat: int, rng: Rng, now: int, trace: bool, err: EngineError
+) -> None:
+    """RULES 29: the bot plays an away seat "until the player sends any command", so a
+    refused one hands the seat back too. The refusal changes nothing else: the outcome (only
+    `player_returned`) rides on the error, committed before it is sent, like a false catch's
+    penalty. Only an away seat: an expiry count short of `afk_timeouts` stays as it is."""
+    st = state.clone()
+    ctx = Ctx(st, rng, now, trace)
+    _own_action(ctx, seat)
+    sync_deadlines(st, now)
+    ctx.finish()
+    err.state = st
+    err.events = ctx.events
 
 
 def _false_catch(ctx: Ctx, seat: int | None, action: Catch, err: EngineError) -> None:

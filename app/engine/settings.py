@@ -9,12 +9,14 @@ permission travels inside the value (`hooks_allowed`) so the engine can validate
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from app.engine.cards import CUSTOM_EFFECTS
 from app.engine.errors import EngineError
+from app.engine.text import BIDI_CONTROLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,17 +148,30 @@ def _custom_wilds(value: Any) -> tuple[CustomWild, ...]:
         effect = entry.get("effect")
         if not isinstance(effect, str) or effect not in CUSTOM_EFFECTS:
             raise _bad(f"custom_wilds effect must be one of {', '.join(CUSTOM_EFFECTS)}")
+        # `n` and `label` are left out when not given, never null (PROTOCOL 4: a value of
+        # the wrong JSON type is refused; null is no integer and no string).
         n = entry.get("n")
         if CUSTOM_EFFECTS[effect]:
             if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10:
                 raise _bad(f"custom_wilds effect {effect} needs n, an integer 1-10")
-        elif n is not None:
+        elif "n" in entry:
             raise _bad(f"custom_wilds effect {effect} takes no n")
         label = entry.get("label")
-        if label is not None and (not isinstance(label, str) or len(label) > 60):
+        if "label" in entry and (not isinstance(label, str) or len(label) > 60):
             raise _bad("custom_wilds label must be a string of at most 60 characters")
+        if isinstance(label, str) and not _printable(label):
+            raise _bad("custom_wilds label must be printable text (no control characters)")
         out.append(CustomWild(effect, n, label))
     return tuple(out)
+
+
+def _printable(text: str) -> bool:
+    """A label reaches every screen, like a chat line: none of what chat removes (control
+    characters, line breaks, bidi controls), and no lone surrogate (not even encodable)."""
+    for ch in text:
+        if ch in BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
+            return False
+    return True
 
 
 def _value(key: str, value: Any) -> Any:
@@ -217,6 +232,8 @@ def _check_whole(s: Settings) -> None:
 
     if s.custom_wilds and (s.variant != "classic" or s.deck != "gdj85"):
         raise _bad("custom_wilds needs variant classic and deck gdj85")
+    if s.dealer is not None and s.dealer >= s.max_players:
+        raise _bad(f"dealer must be a seat below max_players ({s.max_players})")
     if s.deck_order is not None and sorted(s.deck_order) != list(deck_ids(s)):
         raise _bad("deck_order must list every card id of the deck exactly once")
 

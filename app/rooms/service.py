@@ -514,17 +514,21 @@ class RoomService:
         try:
             after, produced = self._apply(state, seat, action)
         except EngineError as exc:
+            version = state.version
             if exc.state is not None:
-                # Refused, yet with consequences (a false UNO catch costs the catcher).
+                # Refused, yet with consequences: a false UNO catch costs the catcher; any
+                # command of an away seat's player hands the seat back (RULES 29).
                 if exc.events:
                     exc.events[-1].after = exc.state
                 state, events = exc.state, events + exc.events
-                return (
-                    Outcome(code=exc.code, message=exc.message, committed=state.version),
-                    state,
-                    events,
-                )
-            elif command.at is not None and command.at < state.version:
+                if exc.code == "not_catchable" and isinstance(action, act.Catch):
+                    # Remembered: a resend of its id must not cost the penalty again.
+                    return (
+                        Outcome(code=exc.code, message=exc.message, committed=state.version),
+                        state,
+                        events,
+                    )
+            if command.at is not None and command.at < version:
                 stale = Outcome(
                     code="stale", message="the table moved on", refusal=(exc.code, exc.message)
                 )

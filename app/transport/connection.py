@@ -116,10 +116,13 @@ class Connection:
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._catch_up_queued = False
-        # Set once the first welcome is built (or the sender ended): the endpoint applies no
-        # command of this socket before, so a command's commit comes after the welcome's
-        # version and reaches the client as its own `events` frame before its `ack`.
+        # Set once the welcome of every `hello` so far is built (or the sender ended): the
+        # endpoint applies no command of this socket before, so a command's commit comes
+        # after the welcome's version and reaches the client as its own `events` frame
+        # before its `ack`, after the first `hello` and after any repeated one alike.
         self.welcomed = asyncio.Event()
+        self._resumes_asked = 1  # the first hello's, queued below
+        self._resumes_done = 0
         # The resume (replay + welcome) is always the first thing this client receives, even
         # if the hub notifies before the sender starts.
         self._put(_Resume(since))
@@ -154,7 +157,12 @@ class Connection:
             self._put(_CATCH_UP)
 
     def resume(self, since: int | None) -> None:
-        """A repeated `hello`: replay after `since` (when held), then a fresh `welcome`."""
+        """A repeated `hello`: replay after `since` (when held), then a fresh `welcome`;
+        `welcomed` is clear until that welcome is built."""
+        if self.closed or self.closing:
+            return
+        self._resumes_asked += 1
+        self.welcomed.clear()
         self._put(_Resume(since))
 
     def ack(self, command_id: str, version: int) -> None:
@@ -278,6 +286,9 @@ class Connection:
         """Send what `item` asks for; True when it closed the socket."""
         if isinstance(item, _Resume):
             await self._resume(item.since)
+            self._resumes_done += 1
+            if self._resumes_done >= self._resumes_asked:
+                self.welcomed.set()
         elif isinstance(item, _CatchUp):
             self._catch_up_queued = False
             await self._catch_up(self.version + 1)
@@ -400,7 +411,6 @@ class Connection:
         you = You(seat=seat, player_id=who.member_id, role=role)
         await self._send(frames.welcome(state, seat, you, self.service.clock(), recent or ()))
         self.version = state.version
-        self.welcomed.set()
 
     def _seat(self, state: State) -> int | None:
         if self.identity.role != "player":

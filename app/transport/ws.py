@@ -218,6 +218,10 @@ async def _serve(
                 conn.close(CLOSE_POLICY, "too many hello frames")
                 continue
             await _hello_again(conn, service, frame, limits, replay)
+            # As after the first hello: what follows waits for this hello's welcome, or its
+            # commits would be inside the welcome and their acks come without their frames.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(conn.welcomed.wait(), config.send_timeout_seconds)
         else:
             await _command(conn, service, frame, limits)
 

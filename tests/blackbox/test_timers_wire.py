@@ -186,6 +186,7 @@ async def _after_draw_timeout_only_passes(server: Harness) -> None:
     fired_on_time(expired, deadline)
     passed = await p0.event("turn_passed")
     assert passed["seat"] == 0
+    assert passed.get("auto") is True  # made by the timer, like its other moves
     assert "card_drawn" not in kinds_after(p0, mark) and "card_played" not in kinds_after(p0, mark)
     assert p0.view["seats"][0]["hand_count"] == count and p0.view["state"]["turn"] == 1
 

@@ -302,3 +302,33 @@ async def test_a_client_gone_before_its_refusal_leaves_the_error_log_alone(
     finally:
         log.removeHandler(handler)
     assert [r.getMessage() for r in errors] == []
+
+
+async def test_invalid_utf8_text_frames_close_1007_without_an_error_traceback(
+    strict: Harness,
+) -> None:
+    """A text frame that is not UTF-8 (before or after the hello) is closed with 1007, as
+    RFC 6455 asks, and is no server error: the WebSocket layer logged an ERROR with a
+    traceback for each, so a client could fill the error log one socket at a time."""
+    created = await strict.create_room("Host")
+    errors: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = errors.append  # type: ignore[method-assign]
+    log = logging.getLogger("uvicorn.error")
+    log.addHandler(handler)
+    try:
+        for hello_first in (False, True, True):
+            ws = await websockets.connect(f"{strict.ws_base}/ws/rooms/{created['room']}")
+            if hello_first:
+                await ws.send(json.dumps({"type": "hello", "token": created["token"]}))
+                assert json.loads(await ws.recv())["type"] == "welcome"
+            await ws.send(b'{"type": "chat", "id": "a", "text": "\xff\xfe"}', text=True)
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                while True:
+                    await asyncio.wait_for(ws.recv(), 5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+        good = await strict.connect(created["room"], created["token"])  # still serving
+        assert good.version > 0
+    finally:
+        log.removeHandler(handler)
+    assert errors == [], [r.getMessage() for r in errors]

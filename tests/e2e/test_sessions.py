@@ -213,3 +213,33 @@ async def test_commands_sent_right_behind_the_hello_get_their_events_before_the_
         assert ack["version"] > welcome["version"]
         produced = client.frame_for(ack["version"])
         assert client.frames.index(produced) < client.frames.index(ack)
+
+
+@pytest.mark.parametrize("since", [None, "last"])
+async def test_commands_right_behind_a_repeated_hello_come_after_its_welcome(
+    server: Harness, since: str | None
+) -> None:
+    """A `hello` on a socket already welcomed, with commands right behind it: each command's
+    commit reaches the client as an `events` frame after the new welcome and before the
+    `ack`, as after the first hello; it is never folded into the welcome's version."""
+    host = await server.create_room("Ayşe", {"turn_seconds": 0})
+    client = await server.connect(host["room"], host["token"])
+    await client.quiet(0.2)
+    mark = len(client.frames)
+    for _ in range(3):
+        await client.send(
+            {
+                "type": "hello",
+                "token": host["token"],
+                "since": client.version - 1 if since else None,
+            }
+        )
+        await client.send({"type": "chat", "id": f"c{mark}-{_}", "text": "hi"})
+        ack = await client.reply(f"c{mark}-{_}")
+        assert ack["type"] == "ack", ack
+        frames = client.frames[mark:]
+        welcome = next(f for f in frames if f["type"] == "welcome")
+        assert ack["version"] > welcome["version"], [f["type"] for f in frames]
+        produced = client.frame_for(ack["version"])
+        assert frames.index(welcome) < client.frames.index(produced) - mark < frames.index(ack)
+        mark = len(client.frames)

@@ -111,6 +111,32 @@ async def _afk_takeover(server: Harness) -> None:
     await b.event("player_returned")
 
 
+async def _afk_refused_command(server: Harness) -> None:
+    """RULES 29, "until the player sends any command": a refused command hands the seat
+    back too. The player gets the `player_returned` frame, then the error; the bot no
+    longer plays the seat."""
+    a, b, _ = await _room(
+        server,
+        {"turn_seconds": 5, "afk_timeouts": 1, "bot_delay_ms": 0},
+        [["blue 1", "blue 3"], ["blue 2", "green 2"]],
+    )
+    await a.event("bot_took_over", timeout=7)
+    assert a.view is not None and a.view["state"]["turn"] == 1
+    mark = len(a.frames)
+    refused = await a.act("pass")  # not seat 0's turn
+    assert refused["type"] == "error" and refused["code"] == "not_your_turn"
+    returned = a.seen("player_returned")
+    assert [e["seat"] for e in returned] == [0]
+    assert a.frames.index(returned[0].frame) >= mark  # before the error
+    assert a.view["seats"][0]["afk"] is False
+    assert (await b.act("draw"))["type"] == "ack"
+    if b.view is not None and b.view["you"]["moves"]["pass"]:
+        assert (await b.act("pass"))["type"] == "ack"
+    await b.quiet(0.5)  # the bot would have moved at once (bot_delay_ms 0)
+    assert not [e for e in b.events if e["kind"] == "card_played" and e.get("seat") == 0]
+    assert b.view is not None and b.view["state"]["turn"] == 0
+
+
 async def test_each_timer_fires_once(server: Harness) -> None:
     await asyncio.wait_for(
         asyncio.gather(
@@ -118,6 +144,7 @@ async def test_each_timer_fires_once(server: Harness) -> None:
             _challenge_timer(server),
             _uno_window(server),
             _afk_takeover(server),
+            _afk_refused_command(server),
         ),
         timeout=20,
     )

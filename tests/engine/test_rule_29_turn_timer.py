@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from app.engine import bot_seats
+import random
+
+import pytest
+
+from app.engine import apply, bot_seats
 from app.engine.actions import Draw
+from app.engine.errors import EngineError
 
 from .helpers import LIGHT, Table
 
@@ -32,6 +37,22 @@ def test_expiry_draws_then_keeps_and_passes() -> None:
     assert t.draw_ids[0] in t.hand_ids_now(0)  # kept, not played
     assert t.top["id"] == t.first_id
     assert t.turn == 1
+
+
+def test_a_pass_the_timer_makes_is_marked_auto() -> None:
+    """Every turn_passed the server makes for the player carries `"auto": true`, like the
+    pass after an unplayable drawn card and the timer's color choice; a player's own pass
+    has no `auto`."""
+    t = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])  # a playable card is drawn
+    events = t.timeout("turn")
+    assert t.find("turn_passed", events).public == {"seat": 0, "auto": True}
+    t2 = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])
+    t2.draw(0)
+    events = t2.timeout("turn")  # expiry in after_draw
+    assert t2.find("turn_passed", events).public == {"seat": 0, "auto": True}
+    t3 = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"])
+    t3.draw(0)
+    assert t3.find("turn_passed", t3.pass_(0)).public == {"seat": 0}
 
 
 def test_expiry_after_a_draw_passes() -> None:
@@ -104,3 +125,30 @@ def test_expiry_with_forced_play_still_keeps_the_drawn_card() -> None:
     assert t.draw_ids[0] in t.hand_ids_now(0)
     assert t.top["id"] == t.first_id
     assert t.turn == 1
+
+
+def test_a_refused_command_still_hands_the_seat_back() -> None:
+    """ "Until the player sends any command": a command the rules refuse (not the seat's
+    turn, say) is still the player's, so the bot stops; the refusal itself changes nothing
+    else. The error carries the return (`player_returned`) to commit, like a false catch's
+    penalty."""
+    t = Table(2, first="red 3", afk_timeouts=1, pile=["blue 9", "blue 8", "blue 7", "blue 6"])
+    t.timeout("turn")  # seat 0 is away
+    assert 0 in bot_seats(t.state)
+    hands = t.counts()
+    with pytest.raises(EngineError) as info:
+        apply(t.state, 0, Draw(), random.Random(0), t.now + 10)  # seat 1's turn
+    err = info.value
+    assert err.code == "not_your_turn"
+    assert err.state is not None and [e.kind for e in err.events] == ["player_returned"]
+    assert err.events[0].public == {"seat": 0}
+    assert err.state.version == t.state.version + 1
+    assert 0 not in bot_seats(err.state)
+    assert [len(h) for h in err.state.hands] == hands and err.state.turn == t.state.turn
+
+
+def test_a_refused_command_of_a_present_player_changes_nothing() -> None:
+    t = Table(2, first="red 3", afk_timeouts=2)
+    t.timeout("turn")  # one expiry of two: not away
+    err = t.refuse(0, Draw(), "not_your_turn")
+    assert err.state is None and err.events == []

@@ -7,7 +7,10 @@ from typing import Any
 import pytest
 
 from app.engine import parse_settings, settings_to_json
+from app.engine.actions import ChangeSettings, Start
 from app.engine.errors import EngineError
+
+from .helpers import Table
 
 DEFAULTS = {
     "variant": "classic",
@@ -138,6 +141,13 @@ def test_custom_wilds_accepts_the_menu() -> None:
         [{"effect": "rotate_hands", "n": 2}],
         [{"effect": "reverse", "label": "x" * 61}],
         [{"effect": "reverse", "label": 5}],
+        # `label` and `n` are optional: left out, never null (PROTOCOL 4: null is no string)
+        [{"effect": "reverse", "label": None}],
+        [{"effect": "reverse", "label": "a\u202eb"}],
+        [{"effect": "reverse", "label": "two\nlines"}],
+        [{"effect": "reverse", "label": "\ud800"}],
+        [{"effect": "reverse", "n": None}],
+        [{"effect": "next_draws", "n": None}],
         [{"effect": "reverse", "color": "red"}],
         ["reverse"],
         {"effect": "reverse"},
@@ -230,3 +240,24 @@ def test_match_rounds_ends_the_match_after_that_many_rounds(scoring: str) -> Non
         assert d.state.match_winner is not None and scores[d.state.match_winner] == best
         assert scores.count(best) == 1
         assert max(scores) < 10000
+
+
+def test_the_dealer_hook_names_a_seat_below_max_players() -> None:
+    bad({"dealer": 4, "max_players": 4}, test_hooks=True)
+    base = parse_settings({"dealer": 3}, test_hooks=True)
+    with pytest.raises(EngineError) as info:
+        parse_settings({"max_players": 3}, base)
+    assert info.value.code == "bad_settings"
+    parse_settings({"dealer": 3, "max_players": 4}, test_hooks=True)
+
+
+def test_a_dealer_hook_beyond_the_seats_taken_is_refused_at_the_deal() -> None:
+    """Set before everyone has joined, the dealer seat must exist when the round is dealt;
+    it is not quietly taken modulo the seats (the deck order would be dealt from another
+    seat than the test meant)."""
+    t = Table(2, dealer=None, start=False)
+    t.act(0, ChangeSettings(settings={"dealer": 2}))
+    t.refuse(0, Start(), "bad_settings")
+    t.act(0, ChangeSettings(settings={"dealer": 1}))
+    t.act(0, Start())
+    assert t.find("dealer_chosen").public["dealer"] == 1

@@ -125,6 +125,40 @@ async def test_silent_and_trickling_connections_are_closed() -> None:
             stream[1].close()
 
 
+async def test_a_trickling_request_body_is_cut_off() -> None:
+    """The head has a deadline; the body had none, so a client sending a byte now and then
+    (a slow POST) held its connection and a request task for as long as it liked. The body
+    has the same deadline: past it, `408 request_timeout` and the connection is closed."""
+    async with serving(header_timeout_seconds=0.5) as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1000\r\n\r\n{"
+        )
+        started = time.monotonic()
+
+        async def trickle() -> None:
+            with contextlib.suppress(OSError):
+                for _ in range(100):
+                    await asyncio.sleep(0.1)
+                    writer.write(b" ")
+                    await writer.drain()
+
+        dripping = asyncio.create_task(trickle())
+        try:
+            answer = await _closed_within(reader, 4)
+        finally:
+            dripping.cancel()
+        assert time.monotonic() - started < 3
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
+        assert b'"code": "request_timeout"' in answer
+        writer.close()
+        # A body sent at once is not affected.
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            created = await http.post("/api/rooms", json={"name": "Ayşe"})
+            assert created.status_code == 201
+
+
 async def test_connections_past_the_limit_get_503() -> None:
     async with serving(max_connections=4, header_timeout_seconds=30) as port:
         held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(4)]

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.api import web
+from app.api import errors, web
 
 
 @pytest.fixture
@@ -50,5 +50,28 @@ async def test_unversioned_and_old_versions_revalidate(client: httpx.AsyncClient
 
 
 @pytest.mark.parametrize("path", ["../pyproject.toml", "v-1/../../README.md", "nope.js", ""])
-async def test_nothing_outside_web_or_missing(client: httpx.AsyncClient, path: str) -> None:
-    assert (await client.get(f"/assets/{path}")).status_code == 404
+async def test_nothing_outside_web_or_missing(path: str) -> None:
+    app = FastAPI()
+    errors.install(app)  # as in app/main.py: a path no route takes answers the same body
+    web.mount(app)
+    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
+    missing = await client.get(f"/assets/{path}")
+    assert missing.status_code == 404
+    # The error body of every other 404 (PROTOCOL 2), not an empty one; never cached for
+    # long (the file may come with the next deploy).
+    assert missing.headers["content-type"] == "application/json"
+    assert missing.json()["error"]["code"] == "not_found"
+    assert isinstance(missing.json()["error"]["message"], str)
+    if path == "nope.js":  # (the others are no asset route at all once normalised)
+        assert missing.headers["cache-control"] == "no-store"
+
+
+@pytest.mark.parametrize("path", ["/", "/r/ROOM", "/t/CODE", "/m/MATCH", "/assets/style.css"])
+async def test_head_is_answered_like_get(client: httpx.AsyncClient, path: str) -> None:
+    """HEAD (link checkers, uptime probes, `curl -I`) gets GET's status and headers, not 405
+    (RFC 9110 9.3.2: a server that answers GET should answer HEAD)."""
+    got = await client.get(path)
+    head = await client.head(path)
+    assert head.status_code == got.status_code == 200
+    assert head.headers["content-type"] == got.headers["content-type"]
+    assert head.headers["etag"] == got.headers["etag"]
