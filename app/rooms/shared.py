@@ -32,7 +32,7 @@ from app.store.shared import (
     DuplicateCommand,
     SharedRoomStore,
     StoreUnavailable,
-    applying,
+    current_command,
 )
 
 if TYPE_CHECKING:
@@ -54,17 +54,18 @@ def retried(
     method: Callable[Concatenate[RoomService, P], Coroutine[Any, Any, R]],
 ) -> Callable[Concatenate[RoomService, P], Coroutine[Any, Any, R]]:
     """Run a RoomService operation again on a compare-and-set conflict (shared store only;
-    with the memory store the call is passed straight through)."""
+    with the memory store the call is passed straight through). A plain function that hands
+    back the coroutine to await: no frame of its own on the path of every command."""
 
-    async def run(service: RoomService, /, *args: P.args, **kwargs: P.kwargs) -> R:
+    def run(service: RoomService, /, *args: P.args, **kwargs: P.kwargs) -> Coroutine[Any, Any, R]:
         shared = service.shared
         if shared is None:
-            return await method(service, *args, **kwargs)
+            return method(service, *args, **kwargs)
         command: tuple[str, str] | None = None
         if method.__name__ == "submit":  # (room, who, command)
             who, cmd = args[1], args[2]
             command = (who.member_id, cmd.command_id)  # type: ignore[attr-defined]
-        return await shared.run(method.__name__, lambda: method(service, *args, **kwargs), command)
+        return shared.run(method.__name__, lambda: method(service, *args, **kwargs), command)
 
     run.__name__ = method.__name__
     run.__qualname__ = method.__qualname__
@@ -117,13 +118,17 @@ class SharedRooms:
         attempt: Callable[[], Awaitable[R]],
         command: tuple[str, str] | None = None,
     ) -> R:
-        from app.rooms.service import Outcome, RoomError
+        from app.rooms.service import Outcome, RoomError, remembered
 
         for tries in range(TRIES):
+            # A command's identity rides along so that `load` fetches its recorded ack.
+            token = current_command.set(command) if command is not None else None
             try:
-                if command is not None:
-                    return await self._submit(attempt, command)
                 return await attempt()
+            except DuplicateCommand as dup:
+                if command is None:
+                    raise
+                return remembered(dup.version)  # type: ignore[return-value]
             except CommitConflict:
                 self.conflicts += 1
                 # A little jitter so that losers of a burst do not collide again in step.
@@ -140,22 +145,15 @@ class SharedRooms:
                 if name in ("join", "spectate"):
                     raise RoomError("unavailable", "the room store is unreachable", 503) from exc
                 return None  # type: ignore[return-value]  # timers: the lease retries them
+            finally:
+                if token is not None:
+                    current_command.reset(token)
         if name == "submit":
             return Outcome(code="unavailable", message="the room is busy, resend")  # type: ignore[return-value]
         if name in ("join", "spectate"):
             raise RoomError("unavailable", "the room is busy, try again", 503)
         log.warning("%s gave up after %d conflicts", name, TRIES)
         return None  # type: ignore[return-value]
-
-    async def _submit(self, attempt: Callable[[], Awaitable[R]], command: tuple[str, str]) -> R:
-        from app.rooms.service import remembered
-
-        # The command's identity rides along so that `load` fetches its recorded ack.
-        with applying(*command):
-            try:
-                return await attempt()
-            except DuplicateCommand as dup:
-                return remembered(dup.version)  # type: ignore[return-value]
 
     async def commit(self, record: RoomRecord, state: State, events: list[Event]) -> None:
         service = self.service

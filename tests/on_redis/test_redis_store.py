@@ -14,6 +14,7 @@ from redis.asyncio.client import PubSub
 from app.engine import new_table, parse_settings
 from app.engine.events import Event
 from app.store.redis import RedisRoomStore
+from app.store.redis import rooms as redis_rooms
 from app.store.rooms import STATES_KEPT, Member, RoomRecord
 from app.store.shared import CommitConflict, DuplicateCommand, applying
 
@@ -172,6 +173,43 @@ async def test_commit_publishes_and_queues_rounds(
     entries = await redis_client.xrange(store.rounds_key)
     assert [e[1] for e in entries] == [{b"r": b"R1"}]
     assert await store.versions(["r1", "zz"]) == [3, 0]
+
+
+async def test_versions_of_many_rooms_come_in_order_across_calls(
+    store: RedisRoomStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watchdog's check: one function call per VERSIONS_PER_CALL rooms, answers in the
+    order asked, 0 for a room that is gone."""
+    monkeypatch.setattr(redis_rooms, "VERSIONS_PER_CALL", 4)
+    for i in range(6):
+        assert await store.create(_record(f"v{i}", version=i + 1), [])
+    asked = ["v5", "gone", "v0", "v3", "v1", "v4", "v2", "nope", "v5"]
+    assert await store.versions(asked) == [6, 0, 1, 4, 2, 5, 3, 0, 6]
+    assert await store.versions([]) == []
+
+
+async def test_a_member_added_between_commits_reaches_another_process(
+    store: RedisRoomStore, redis_client: Redis, prefix: str
+) -> None:
+    """A commit re-sends the members only when they changed (the meta it encoded last time
+    otherwise): a join, and a match id set, must still reach a process that reads the room."""
+    await store.create(_record(), [])
+    loaded = await store.load("r1")
+    assert loaded is not None
+    _advance(loaded, 1)
+    await store.commit_shared("r1", 0, loaded, _events(1, 1), wake_at=None)  # unchanged meta
+    again = store.held("r1")
+    assert again is not None
+    again.origin = loaded.origin
+    again.add_member("tok2", Member("p2", "player", "Bob"))
+    again.match_id = "m1"
+    _advance(again, 2)
+    await store.commit_shared("r1", 1, again, _events(2, 2), wake_at=None)
+    other = RedisRoomStore(redis_client, prefix=prefix, history_limit=64)
+    seen = await other.load("r1")
+    assert seen is not None and seen.version == 2 and seen.match_id == "m1"
+    assert {m.member_id: m.name for m in seen.members.values()} == {"p1": "Ayşe", "p2": "Bob"}
+    assert seen.created_at == 5
 
 
 async def _notice(pubsub: PubSub) -> bytes:

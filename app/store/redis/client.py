@@ -71,14 +71,12 @@ async def call_function(
     """FCALL (or FCALL_RO) `name`, on `pipe` when given (the hot path, app/store/redis/
     pipe.py). If Redis has not the library (never loaded, restarted without its AOF,
     FUNCTION FLUSH), nothing ran: `load` it and call once more."""
-
-    def call(name: str, count: int, *rest: Any) -> Awaitable[Any]:
-        if pipe is not None:
-            return pipe.execute("FCALL_RO" if read_only else "FCALL", name, count, *rest)
-        return (client.fcall_ro if read_only else client.fcall)(name, count, *rest)
-
+    command = "FCALL_RO" if read_only else "FCALL"
+    fcall = client.fcall_ro if read_only else client.fcall
     try:
-        return await call(name, len(keys), *keys, *args)
+        if pipe is not None:
+            return await pipe.execute(command, name, len(keys), *keys, *args)
+        return await fcall(name, len(keys), *keys, *args)
     except ResponseError as exc:
         if "function not found" not in str(exc).lower():
             raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
@@ -86,4 +84,6 @@ async def call_function(
         raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
     log.warning("the Redis function %s was missing; loading its library", name)
     await guard(load())
-    return await guard(call(name, len(keys), *keys, *args))
+    if pipe is not None:
+        return await guard(pipe.execute(command, name, len(keys), *keys, *args))
+    return await guard(fcall(name, len(keys), *keys, *args))

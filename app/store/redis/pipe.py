@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import Awaitable
 from typing import Any
 
 import hiredis
@@ -166,18 +167,17 @@ class RedisPipe:
             connect_timeout=float(connection_kwargs.get("socket_connect_timeout") or timeout),
         )
 
-    async def execute(self, *args: Any) -> Any:
-        link = self._usable() or await self._open()
-        return await link.request(hiredis.pack_command(args))
+    def execute(self, *args: Any) -> Awaitable[Any]:
+        """The command's reply, to await. With the connection open this is the reply's
+        future itself (no coroutine on the hot path); else a coroutine that opens it."""
+        link = self._usable()
+        if link is not None:
+            return link.request(hiredis.pack_command(args))
+        return self._execute_opening(args)
 
-    async def execute_many(self, commands: list[tuple[Any, ...]]) -> list[Any]:
-        """Several commands' replies, written together (a pipeline without a transaction);
-        an error reply is returned in its place, as the exception."""
-        if not commands:
-            return []
-        link = self._usable() or await self._open()
-        futures = [link.request(hiredis.pack_command(command)) for command in commands]
-        return list(await asyncio.gather(*futures, return_exceptions=True))
+    async def _execute_opening(self, args: tuple[Any, ...]) -> Any:
+        link = await self._open()
+        return await link.request(hiredis.pack_command(args))
 
     def _usable(self) -> _Link | None:
         """The open connection, if any (no coroutine on the hot path)."""

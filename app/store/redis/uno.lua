@@ -201,6 +201,21 @@ redis.register_function{
   end,
 }
 
+-- KEYS: rooms' state keys. Returns each room's version (nil when gone): the pub/sub
+-- watchdog's check of every room a process holds sockets of, one call for all of them.
+-- (In a Redis Cluster these keys are in many slots: the caller would group them by slot.)
+redis.register_function{
+  function_name = 'uno_versions',
+  flags = {'no-writes'},
+  callback = function(keys, args)
+    local out = {}
+    for i, key in ipairs(keys) do
+      out[i] = redis.call('HGET', key, 'v')
+    end
+    return out
+  end,
+}
+
 -- KEYS: wake. ARGV: now, lease ms, limit, key prefix. Claims the due rooms by moving their
 -- wake-up `lease` ms out (a claimer that dies only delays the timer); drops rooms gone.
 redis.register_function('uno_claim', function(keys, args)
