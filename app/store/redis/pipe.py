@@ -87,9 +87,14 @@ class _Link(asyncio.Protocol):
 
     def _flush(self) -> None:
         self._flush_planned = False
-        if self._out and self.transport is not None and self.lost is None:
-            self.transport.write(b"".join(self._out))
-        self._out.clear()
+        out = self._out
+        if out and self.transport is not None and self.lost is None:
+            # Usually one command per turn of the loop: written as it is, not copied by a join.
+            if len(out) == 1:
+                self.transport.write(out[0])
+            else:
+                self.transport.writelines(out)
+        out.clear()
 
     def _check(self) -> None:
         self._watch = None
