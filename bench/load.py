@@ -847,6 +847,14 @@ def main() -> int:
         help="py-spy attached to each server for the measured window only (PREFIX.<i>.txt)",
     )
     paced.add_argument(
+        "--cprofile-window",
+        default="",
+        metavar="PREFIX",
+        help="each server profiles itself with cProfile in CPU time for the measured window only"
+        " (PREFIX.<pid>.prof; bench/profile_site, compared by bench/profile_diff.py); the"
+        " profiler's own cost inflates that run's CPU figures",
+    )
+    paced.add_argument(
         "--redis",
         action="store_true",
         help="the servers share a private redis-server (REDIS_URL) started for the run",

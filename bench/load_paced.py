@@ -42,6 +42,7 @@ import os
 import random
 import resource
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -55,6 +56,7 @@ import light_ws
 import websockets
 import wire
 from load import (
+    BENCH,
     REPO,
     Server,
     header,
@@ -104,6 +106,15 @@ def _spy_on(pids: list[int], prefix: str, seconds: float) -> list[subprocess.Pop
         )
         for i, pid in enumerate(pids)
     ]
+
+
+def _signal_all(pids: list[int], signum: signal.Signals | None) -> None:
+    """`--cprofile-window`: start (SIGUSR1) or stop and write (SIGUSR2) each server's profile."""
+    if signum is None:
+        return
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signum)
 
 
 class RedisServer:
@@ -679,6 +690,13 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
     clients = args.clients or max(1, math.ceil(sockets / SOCKETS_PER_CLIENT))
     extra_env = dict(item.split("=", 1) for item in args.server_env)
     processes = max(1, args.processes)
+    app_dir = Path(args.app_dir).resolve() if args.app_dir else REPO
+    if args.cprofile_window:
+        # bench/profile_site/sitecustomize.py: the servers profile themselves between signals.
+        extra_env["UNO_BENCH_CPROFILE"] = str(Path(args.cprofile_window).resolve())
+        extra_env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(app_dir), str(BENCH / "profile_site"), os.environ.get("PYTHONPATH")])
+        )
     redis: RedisServer | None = None
     if args.redis:
         redis = RedisServer(work / "redis", unix=args.redis_unix)
@@ -696,7 +714,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
             players=players,
             extra_env={**extra_env, "UNO_LOOP_PROBE": str(work / f"loop-probe{i}.jsonl")},
             py_spy=str(Path(args.py_spy).resolve()) if args.py_spy and i == 0 else "",
-            app_dir=Path(args.app_dir).resolve() if args.app_dir else REPO,
+            app_dir=app_dir,
             uvicorn_args=args.uvicorn_arg,
         )
         for i in range(processes)
@@ -765,7 +783,9 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         clients0 = sum(proc_cpu_seconds(c.proc.pid) for c in procs)
         t0 = time.monotonic()
         spies = _spy_on(pids, args.spy_window, args.window)
+        _signal_all(pids, signal.SIGUSR1 if args.cprofile_window else None)
         await asyncio.sleep(max(0.0, end - time.time()))
+        _signal_all(pids, signal.SIGUSR2 if args.cprofile_window else None)
         elapsed = time.monotonic() - t0
         cpu1, busy1 = sum(proc_cpu_seconds(pid) for pid in pids), machine_cpu_seconds()[0]
         sys1 = sum(proc_sys_seconds(pid) for pid in pids)
@@ -794,6 +814,8 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
     results = [c.result for c in procs]
     latencies = [x for r in results for x in r["latencies_ns"]]
     moves = sum(r["moves_in_window"] for r in results)
+    if args.cprofile_window:  # what bench/profile_diff.py divides by
+        Path(f"{args.cprofile_window}.json").write_text(json.dumps({"moves": moves}))
     server_cpu = 100 * (cpu1 - cpu0) / elapsed
     redis_cpu = 100 * (redis1 - redis0) / elapsed
     client_cpu = 100 * (clients1 - clients0) / elapsed
