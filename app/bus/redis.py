@@ -8,7 +8,8 @@ process tells its own subscribers with `local`. Pub/sub delivers at most once, a
 a pub/sub connection can die without its client noticing for a long while (redis/redis-py
 #2417, #3979), so a watchdog repairs both: every `check_seconds` it pings
 the connection (no answer → a new connection, every room subscribed again) and reads the
-versions of this process's rooms in one pipeline, injecting a notice for each room that
+versions of this process's rooms (the store's `versions`: one function call per 1,000
+rooms), injecting a notice for each room that
 moved past what was seen. A lost notice therefore costs at most one check interval.
 
 Subscriber queues are bounded: notices only say "room R is at V", so when one is full the
