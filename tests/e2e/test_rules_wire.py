@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from e2e.harness import Harness
 from e2e.qa_rig import QUIET, rig, sync
 
@@ -222,3 +224,38 @@ async def test_flip_to_the_dark_side_and_a_wild_draw_color_challenged(server: Ha
     assert len(cards) == first + 1 + (0 if guilty else 2)
     # guilty: the challenger plays on; innocent: it loses the turn (back to seat 1)
     assert a.view["state"]["turn"] == (0 if guilty else 1)
+
+
+RUN = ["red skip", "blue skip", "green skip", "yellow skip", "yellow reverse", "green reverse"]
+
+
+@pytest.mark.parametrize("scoring", ["winner_collects", "lowest_wins", "none"])
+async def test_scoring_modes_and_the_match_end(server: Harness, scoring: str) -> None:
+    """RULES 15-16 through the wire: two players, Skips and Reverses keep the turn; seat 0
+    empties its hand; points per scoring mode; at `target_score` the match ends."""
+    (a, b), ids, _ = await rig(
+        server,
+        [[*RUN, "green 5"], ["wild", "wild_draw4"]],
+        "red 5",
+        {"scoring": scoring, "target_score": 50},
+    )
+    clients = [a, b]
+    for k, cid in enumerate(ids[0]):
+        reply = await a.act("play", card=cid, uno=k == 5)
+        assert reply["type"] == "ack", reply
+        await sync(clients, reply["version"])
+    ended = b.seen("round_ended")[-1]
+    held = sum(c["value"] if c["kind"] == "number" else 50 for c in ended["hands"][1])
+    assert held >= 100
+    expected = {
+        "winner_collects": [held, 0],
+        "lowest_wins": [0, held],
+        "none": [0, 0],
+    }[scoring]
+    assert ended["winner"] == 0 and ended["points"] == expected
+    assert b.seen("match_ended")[-1]["winner"] == 0
+    assert b.view is not None and b.view["status"] == "match_over"
+    reply = await a.act("start")  # a new match with the same seats: the scores start over
+    assert reply["type"] == "ack", reply
+    await sync(clients, reply["version"])
+    assert b.view["status"] == "playing" and [s["score"] for s in b.view["seats"]] == [0, 0]
