@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from app.engine import deck_listing
 from app.engine.actions import Start
 
@@ -277,3 +279,42 @@ def test_two_players_all_others_draw_then_the_opponent_plays() -> None:
     t.play(0, "wild_custom", color="green")
     assert t.counts() == [6, 9]
     assert t.turn == 1
+
+
+# --- Rules 1, 2, 17: All Wild and the first-card and dealer rules -----------------------------
+
+
+@pytest.mark.parametrize(
+    "mode", ["official", "redraw_until_number", "apply_actions_reshuffle_wilds"]
+)
+@pytest.mark.parametrize("first", ["wild_draw4", "wild_skip", "wild_reverse", "wild_draw2"])
+def test_all_wild_first_card_counts_as_a_plain_wild_in_every_first_card_mode(
+    mode: str, first: str
+) -> None:
+    """RULES 17 over rule 2: no card is sent back (every card is a wild) and none acts."""
+    t = Table(3, dealer=0, first=first, variant="all_wild", first_card=mode)
+    assert t.top["id"] == t.first_id
+    assert t.counts() == [7, 7, 7]
+    assert t.turn == 1 and t.phase == "play" and t.st["direction"] == 1
+
+
+def test_all_wild_dealer_is_drawn_at_random_without_numbers() -> None:
+    """RULES 1 in All Wild: no card has a number, so the draw cannot decide: random seat."""
+    dealers = set()
+    for seed in range(12):
+        t = Table(3, dealer=None, variant="all_wild", seed=seed)
+        chosen = t.find("dealer_chosen")
+        assert chosen.public["draws"] == []
+        dealers.add(chosen.public["dealer"])
+        assert t.turn == (chosen.public["dealer"] + 1) % 3
+    assert dealers == {0, 1, 2}
+
+
+def test_flip_dealer_draw_reads_the_light_faces() -> None:
+    """RULES 1 in Flip: the draw for the deal shows light faces; the highest number deals."""
+    t = Table(4, dealer=None, variant="flip", seed=5)
+    chosen = t.find("dealer_chosen")
+    last = chosen.public["draws"][-1]
+    assert all(d["card"]["color"] in ("red", "yellow", "green", "blue", None) for d in last)
+    values = {d["seat"]: d["card"]["value"] or 0 for d in last}
+    assert values[chosen.public["dealer"]] == max(values.values())
