@@ -259,3 +259,52 @@ async def test_scoring_modes_and_the_match_end(server: Harness, scoring: str) ->
     assert reply["type"] == "ack", reply
     await sync(clients, reply["version"])
     assert b.view["status"] == "playing" and [s["score"] for s in b.view["seats"]] == [0, 0]
+
+
+async def test_customizable_discard_color_and_swap_hands_through_play(server: Harness) -> None:
+    """RULES 11 through `play` (`color`, `target`): Discard Color puts every card of the
+    named color under the wild; Swap Hands trades with the chosen seat."""
+    settings = {
+        "custom_wilds": [{"effect": "discard_color", "label": "Purge"}, {"effect": "swap_hands"}]
+    }
+    (a, b, c), _, _ = await rig(
+        server,
+        [["wild_custom", "blue 1", "blue 2", "wild_custom"], ["red 9"], ["green 9"]],
+        "red 5",
+        settings,
+    )
+    clients = [a, b, c]
+    assert a.view is not None
+    customs = {
+        card["effect"]: card["id"]
+        for card in a.view["you"]["hand"]
+        if card["kind"] == "wild_custom"
+    }
+    assert set(customs) == {"discard_color", "swap_hands"}
+    reply = await a.act("play", card=customs["discard_color"], color="blue")
+    assert reply["type"] == "ack", reply
+    await sync(clients, reply["version"])
+    discarded = b.seen("cards_discarded")[-1]
+    assert discarded["seat"] == 0 and sorted(c["value"] for c in discarded["cards"]) == [1, 2]
+    assert b.view is not None and b.view["seats"][0]["hand_count"] == 7 - 3
+    assert b.view["state"]["top"]["effect"] == "discard_color"
+    assert b.view["state"]["turn"] == 1
+    reply = await b.act("draw")
+    await sync(clients, reply["version"])
+    if b.view["you"]["moves"]["pass"]:
+        reply = await b.act("pass")
+        await sync(clients, reply["version"])
+    reply = await c.act("draw")
+    await sync(clients, reply["version"])
+    assert c.view is not None
+    if c.view["you"]["moves"]["pass"]:
+        reply = await c.act("pass")
+        await sync(clients, reply["version"])
+    assert a.view["state"]["turn"] == 0
+    mine = {card["id"] for card in a.view["you"]["hand"]} - {customs["swap_hands"]}
+    theirs = {card["id"] for card in c.view["you"]["hand"]}
+    reply = await a.act("play", card=customs["swap_hands"], color="red", target=2)
+    assert reply["type"] == "ack", reply
+    await sync(clients, reply["version"])
+    assert {card["id"] for card in a.view["you"]["hand"]} == theirs
+    assert {card["id"] for card in c.view["you"]["hand"]} == mine
