@@ -22,6 +22,7 @@ from app.rooms.wakeups import WakePoller
 from app.settings import AppSettings
 from app.store.recorder import MatchRecorder
 from app.store.redis import RedisRoomStore, connect, load_functions
+from app.store.redis.rooms import ROOMS_CACHED_MIN
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,9 @@ class Cluster:
             prefix=config.redis_prefix,
             history_limit=config.history_limit,
             idle_ttl_seconds=config.redis_room_ttl_seconds,
+            # Every room this process holds a socket of stays decoded here: at most one room
+            # per connection (beyond it, commands would read their room back from Redis).
+            rooms_cached=max(ROOMS_CACHED_MIN, config.max_connections),
         )
         self.bus = RedisBus(
             self.client,

@@ -212,6 +212,36 @@ async def test_a_member_added_between_commits_reaches_another_process(
     assert seen.created_at == 5
 
 
+async def test_the_rooms_kept_decoded_follow_the_connection_limit(
+    redis_client: Redis, prefix: str
+) -> None:
+    """A process keeps the newest record of as many rooms as it may hold sockets of: past
+    the cache, a command would read its room back from Redis each time."""
+    small = RedisRoomStore(redis_client, prefix=prefix, rooms_cached=2)
+    for room in ("c0", "c1", "c2"):
+        assert await small.create(_record(room), [])
+    assert small.held("c0") is None  # the oldest went out
+    assert small.held("c1") is not None and small.held("c2") is not None
+
+    from app.main import create_app
+    from app.settings import AppSettings
+
+    url = redis_client.connection_pool.connection_kwargs
+    app = create_app(
+        AppSettings(
+            database_url=None,
+            redis_url=f"redis://{url.get('host', '127.0.0.1')}:{url.get('port', 6379)}/0",
+            redis_prefix=prefix,
+            max_connections=20_000,
+        )
+    )
+    store = app.state.rooms.shared.store
+    for room in range(20_000):
+        store._latest.put(str(room), object())
+    assert "0" in store._latest  # all 20,000 kept: none evicted
+    await store.close()
+
+
 async def _notice(pubsub: PubSub) -> bytes:
     for _ in range(50):
         message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.1)

@@ -45,6 +45,9 @@ from app.store.shared import (
 
 log = logging.getLogger(__name__)
 
+# Rooms whose newest record, commits and states a process keeps decoded, at least (the app
+# raises it to its connection limit: app/rooms/cluster.py).
+ROOMS_CACHED_MIN = 4096
 # Cached ack entries per room (the memory store keeps 256 per member).
 ACK_CACHE_SIZE = 2048
 # Rooms per call of the watchdog's version check (one call holds Redis for ~0.3 ms per 1,000).
@@ -130,6 +133,7 @@ class RedisRoomStore:
         history_limit: int = 512,
         idle_ttl_seconds: int = 6 * 3600,
         states_kept: int = STATES_KEPT,
+        rooms_cached: int = ROOMS_CACHED_MIN,
     ) -> None:
         self.client = client
         # The function calls (commit, load, history) on one shared connection; the rest of
@@ -139,11 +143,12 @@ class RedisRoomStore:
         self._history_limit = max(1, history_limit)
         self._ttl_ms = max(1, idle_ttl_seconds) * 1000
         self._states_kept = max(1, states_kept)
-        self._latest: _Lru[str, _Loaded] = _Lru(4096)
-        self._states: _Lru[tuple[str, int], State] = _Lru(8192)
-        self._commits: _Lru[tuple[str, int], Commit] = _Lru(8192)
+        rooms_cached = max(1, rooms_cached)
+        self._latest: _Lru[str, _Loaded] = _Lru(rooms_cached)
+        self._states: _Lru[tuple[str, int], State] = _Lru(2 * rooms_cached)
+        self._commits: _Lru[tuple[str, int], Commit] = _Lru(2 * rooms_cached)
         # Each room's newest commits here: older ones drop their encoded frames and state.
-        self._recent: _Lru[str, deque[Commit]] = _Lru(4096)
+        self._recent: _Lru[str, deque[Commit]] = _Lru(rooms_cached)
         self._flights: dict[str, _Flight] = {}
         self._heard: dict[str, int] = {}  # room → newest version a notice announced
         self._doubted: set[str] = set()  # rooms whose next load reads the stored record
