@@ -52,6 +52,7 @@ export default {
   'join.full': 'This room is full or the game has started. You can watch.',
   'join.started': 'The game has started: you can watch.',
   'join.no_room': 'There is no such room.',
+  'nf.home': 'Create or join a room',
 
   'status.lobby': 'Waiting in the lobby',
   'status.playing': 'Playing',

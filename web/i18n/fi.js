@@ -52,6 +52,7 @@ export default {
   'join.full': 'Huone on täynnä tai peli on alkanut. Voit katsella.',
   'join.started': 'Peli on alkanut: voit katsella.',
   'join.no_room': 'Tällaista huonetta ei ole.',
+  'nf.home': 'Luo huone tai liity huoneeseen',
 
   'status.lobby': 'Odotetaan aulassa',
   'status.playing': 'Peli käynnissä',

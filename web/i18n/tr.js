@@ -52,6 +52,7 @@ export default {
   'join.full': 'Oda dolu ya da oyun başladı. İzleyebilirsin.',
   'join.started': 'Oyun başladı: izleyebilirsin.',
   'join.no_room': 'Böyle bir oda yok.',
+  'nf.home': 'Oda kur ya da bir odaya katıl',
 
   'status.lobby': 'Lobide bekleniyor',
   'status.playing': 'Oynanıyor',
