@@ -33,3 +33,33 @@ def test_a_dead_link_offers_the_way_home(
     for path in ("/t/NOSUCH", "/m/nosuchmatch"):
         page.goto(f"{live_server}{path}")
         expect(page.get_by_test_id("go-home")).to_be_visible()
+
+
+def test_a_spectator_can_stop_watching(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    host = pages("host")
+    host.goto(f"{live_server}/")
+    host.get_by_test_id("create-name").fill("Hana")
+    host.get_by_test_id("create-btn").click()
+    expect(host.get_by_test_id("lobby")).to_be_visible()
+    invite = host.get_by_test_id("invite-url").input_value()
+    host.get_by_test_id("add-bot").click()
+    expect(host.get_by_test_id("lobby-seat-1")).to_be_visible()
+
+    fan = pages("fan", locale="tr-TR", **PHONE)
+    fan.goto(invite)
+    fan.get_by_test_id("watch-btn").click()
+    expect(fan.get_by_test_id("lobby")).to_be_visible()
+    # The lobby and the table both offer a way out; the Leave button (a seat's) is not there.
+    expect(fan.get_by_test_id("stop-watching")).to_have_text("İzlemeyi bırak")
+    expect(fan.get_by_test_id("leave-btn")).to_have_count(0)
+    expect(host.get_by_test_id("spectator-count")).to_be_visible()
+    host.get_by_test_id("start-btn").click()
+    expect(fan.get_by_test_id("table")).to_be_visible()
+    fan.get_by_test_id("stop-watching").click()
+    expect(fan.get_by_test_id("create-name")).to_be_visible()
+    expect(host.get_by_test_id("spectator-count")).to_have_count(0)
+    # Opening the link again asks again: the spectator's token was forgotten.
+    fan.goto(invite)
+    expect(fan.get_by_test_id("join-form")).to_be_visible()

@@ -384,6 +384,7 @@ export default {
   'summary.host_deals': 'Waiting for {name} (host) to deal the next round.',
   'summary.host_new_match': 'The match is over. {name} (host) can start a new match.',
   'room.leave': 'Leave room',
+  'room.stop_watching': 'Stop watching',
   'room.stay': 'Stay',
   'room.leave_ask': 'Leave and free your seat?',
   'room.leave_ask_game': 'Leave? A bot plays your seat for the rest of the match.',

@@ -384,6 +384,7 @@ export default {
   'summary.host_deals': 'منتظر {name} (میزبان) برای پخش دست بعد.',
   'summary.host_new_match': 'بازی تمام شد. {name} (میزبان) می‌تواند بازی تازه‌ای شروع کند.',
   'room.leave': 'ترک اتاق',
+  'room.stop_watching': 'پایان تماشا',
   'room.stay': 'بمان',
   'room.leave_ask': 'اتاق را ترک می‌کنید و صندلی‌تان آزاد شود؟',
   'room.leave_ask_game': 'ترک می‌کنید؟ تا پایان بازی یک ربات جای شما بازی می‌کند.',

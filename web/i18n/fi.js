@@ -384,6 +384,7 @@ export default {
   'summary.host_deals': 'Odotetaan, että {name} (isäntä) jakaa seuraavan kierroksen.',
   'summary.host_new_match': 'Ottelu on ohi. {name} (isäntä) voi aloittaa uuden ottelun.',
   'room.leave': 'Poistu huoneesta',
+  'room.stop_watching': 'Lopeta katselu',
   'room.stay': 'Jää',
   'room.leave_ask': 'Poistutaanko ja vapautetaanko paikkasi?',
   'room.leave_ask_game': 'Poistutaanko? Botti pelaa paikallasi ottelun loppuun.',
