@@ -63,3 +63,28 @@ def test_a_spectator_can_stop_watching(
     # Opening the link again asks again: the spectator's token was forgotten.
     fan.goto(invite)
     expect(fan.get_by_test_id("join-form")).to_be_visible()
+
+
+def test_settings_out_of_range_are_brought_into_it(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    # A 3 s turn was taken by the form and refused by the server as a whole ("these settings
+    # are not allowed"), with no word of which one.
+    page = pages("host", locale="fi-FI", **PHONE)
+    page.goto(f"{live_server}/")
+    page.get_by_test_id("create-name").fill("Hana")
+    page.get_by_test_id("create-settings").locator("summary").click()
+    for key, typed, kept in (("turn_seconds", "3", "5"), ("max_players", "20", "10")):
+        field = page.get_by_test_id(f"create-{key}")
+        field.fill(typed)
+        field.press("Tab")
+        expect(field).to_have_value(kept)
+    page.get_by_test_id("create-btn").click()
+    expect(page.get_by_test_id("lobby")).to_be_visible()
+    expect(page.get_by_test_id("lobby-turn_seconds")).to_have_value("5")
+    field = page.get_by_test_id("lobby-uno_window_ms")
+    field.fill("90000")
+    field.press("Tab")
+    expect(field).to_have_value("30000")
+    page.wait_for_timeout(300)
+    expect(page.get_by_test_id("toast")).to_have_count(0)
