@@ -142,6 +142,7 @@ export function lobbyScreen(S, actions) {
   const form = settingsForm(view.settings || {}, {
     prefix: 'lobby',
     disabled: !isHost,
+    seated: view.seats.length,
     onChange: (patch) => actions.send({ type: 'settings', settings: patch }),
   });
 

@@ -92,8 +92,9 @@ export function changedSettings(s) {
  * @param {(patch: object, all: object) => void} o.onChange  called with the changed keys
  * @param {string} o.prefix          testid prefix
  * @param {string[]} o.omit          keys not shown (the tournament form sets them itself)
+ * @param {number} o.seated          players already seated (the lobby): the least `max_players`
  */
-export function settingsForm(current, { disabled = false, onChange, prefix = 'set', omit = [] }) {
+export function settingsForm(current, { disabled = false, onChange, prefix = 'set', omit = [], seated = 0 }) {
   const s = { ...DEFAULTS, ...current, custom_wilds: [...(current.custom_wilds || [])] };
   const root = h('div', { class: 'settings', testid: `${prefix}-form` });
 
@@ -128,8 +129,9 @@ export function settingsForm(current, { disabled = false, onChange, prefix = 'se
       return h('div', { class: 'field check' }, input, h('label', { for: id }, label),
         help !== `set.${f.key}.help` ? h('small', { class: 'help' }, help) : null);
     } else {
+      const min = f.key === 'max_players' ? Math.max(f.min, seated) : f.min;
       input = h('input', {
-        id, testid: id, type: 'number', inputmode: 'numeric', min: f.min, max: f.max, step: f.step || 1,
+        id, testid: id, type: 'number', inputmode: 'numeric', min, max: f.max, step: f.step || 1,
         value: String(value), disabled,
         // A number out of the rules' range would be refused as a whole ("these settings are
         // not allowed", with no word of which): it is brought to the nearest allowed value
@@ -137,7 +139,7 @@ export function settingsForm(current, { disabled = false, onChange, prefix = 'se
         onchange: (e) => {
           let n = Number.parseInt(e.target.value, 10);
           if (!Number.isFinite(n)) { e.target.value = String(s[f.key]); return; }
-          n = Math.min(f.max, Math.max(f.min, n));
+          n = Math.min(f.max, Math.max(min, n));
           if (f.least && n > 0 && n < f.least) n = f.least;
           e.target.value = String(n);
           emit({ [f.key]: n });

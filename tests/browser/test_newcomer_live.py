@@ -86,5 +86,13 @@ def test_settings_out_of_range_are_brought_into_it(
     field.fill("90000")
     field.press("Tab")
     expect(field).to_have_value("30000")
+    # Fewer places than players seated: at least the seats taken.
+    page.get_by_test_id("add-bot").click()
+    page.get_by_test_id("add-bot").click()
+    expect(page.get_by_test_id("lobby-seat-2")).to_be_visible()
+    field = page.get_by_test_id("lobby-max_players")
+    field.fill("2")
+    field.press("Tab")
+    expect(field).to_have_value("3")
     page.wait_for_timeout(300)
     expect(page.get_by_test_id("toast")).to_have_count(0)
