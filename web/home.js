@@ -85,8 +85,8 @@ export function homeScreen(S, actions) {
         class: 'row', testid: 'open-link-form',
         onsubmit: (e) => {
           e.preventDefault();
-          const code = roomFromLink(e.target.elements.link.value);
-          if (code) actions.navigate(`/r/${encodeURIComponent(code)}`);
+          const path = pathFromLink(e.target.elements.link.value);
+          if (path) actions.navigate(path);
           else linkError.textContent = t('home.bad_link');
         },
       },
@@ -118,12 +118,14 @@ function tournamentSlot(actions) {
   return slot;
 }
 
-/** The room code from a pasted invite link (".../r/CODE") or a bare code. */
-export function roomFromLink(text) {
+/** The page of a pasted link: a room's invite (".../r/CODE") or a bare room code, and also a
+ * tournament's registration link (".../t/CODE") or a match record (".../m/ID"), which a
+ * newcomer pastes into the same box. */
+export function pathFromLink(text) {
   const value = (text || '').trim();
-  const m = value.match(/\/r\/([^/?#\s]+)/);
-  if (m) return decodeURIComponent(m[1]);
-  return /^[A-Za-z0-9_-]{4,}$/.test(value) ? value : null;
+  const m = value.match(/\/([rtm])\/([^/?#\s]+)/);
+  if (m) return `/${m[1]}/${m[2]}`;
+  return /^[A-Za-z0-9_-]{4,}$/.test(value) ? `/r/${encodeURIComponent(value)}` : null;
 }
 
 export function joinScreen(S, actions) {

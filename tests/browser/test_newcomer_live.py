@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 
@@ -96,3 +97,31 @@ def test_settings_out_of_range_are_brought_into_it(
     expect(field).to_have_value("3")
     page.wait_for_timeout(300)
     expect(page.get_by_test_id("toast")).to_have_count(0)
+
+
+def test_a_tournament_link_pasted_into_the_join_box_opens_the_tournament(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    made = httpx.post(
+        f"{live_server}/api/tournaments",
+        json={
+            "name": "Friday cup",
+            "host_name": "Hana",
+            "format": "elimination",
+            "table_size": 2,
+            "advance": 1,
+            "match": {"rounds": 1},
+        },
+        timeout=5,
+    )
+    if made.status_code == 404:
+        pytest.skip("the tournament API is not merged")
+    assert made.status_code == 201, made.text
+    link = f"{live_server}{made.json()['url']}"
+    page = pages("newcomer", locale="tr-TR", **PHONE)
+    page.goto(f"{live_server}/")
+    # "That is not a room link": the link a friend sent was refused by the only box for links.
+    page.get_by_test_id("open-link").fill(link)
+    page.get_by_test_id("open-link-btn").click()
+    expect(page.get_by_test_id("tour-name")).to_be_visible()
+    assert page.url == link
