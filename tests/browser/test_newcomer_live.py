@@ -125,3 +125,29 @@ def test_a_tournament_link_pasted_into_the_join_box_opens_the_tournament(
     page.get_by_test_id("open-link-btn").click()
     expect(page.get_by_test_id("tour-name")).to_be_visible()
     assert page.url == link
+
+
+def test_a_seat_opened_in_another_tab_offers_one_way_back(
+    browser: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    ctx = browser.new_context(locale="fa-IR", **PHONE)
+    try:
+        first = ctx.new_page()
+        console_errors.watch(first, "first")
+        first.goto(f"{live_server}/")
+        first.get_by_test_id("create-name").fill("Hana")
+        first.get_by_test_id("create-btn").click()
+        expect(first.get_by_test_id("lobby")).to_be_visible()
+        second = ctx.new_page()
+        console_errors.watch(second, "second")
+        second.goto(first.url)
+        expect(second.get_by_test_id("lobby")).to_be_visible()
+        expect(first.get_by_test_id("replaced")).to_be_visible()
+        expect(first.get_by_test_id("conn")).to_have_attribute("data-state", "replaced")
+        # The top bar named a connection problem ("Reconnect") beside the banner's button.
+        expect(first.get_by_test_id("reconnect-btn")).to_have_count(0)
+        first.get_by_test_id("take-back").click()
+        expect(first.get_by_test_id("replaced")).to_have_count(0)
+        expect(first.get_by_test_id("conn")).to_have_attribute("data-state", "online")
+    finally:
+        ctx.close()
