@@ -252,7 +252,9 @@ function setConn(state) {
   el.textContent = t(`conn.${state}`);
   el.title = t(`conn.${state}`);
   el.hidden = !S.session;
-  if (state === 'replaced' || state === 'offline') {
+  // Replaced: the banner's "Play in this tab" is the one way back (not a second "Reconnect",
+  // which named a connection problem there was not).
+  if (state === 'offline') {
     el.replaceChildren(t(`conn.${state}`), ' ', h('button', {
       type: 'button', class: 'small', testid: 'reconnect-btn', onclick: () => S.socket?.reconnectNow(),
     }, t('conn.retry')));

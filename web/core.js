@@ -665,3 +665,11 @@ export function tickTimers(S) {
     el.classList.toggle('urgent', left < 5000);
   }
 }
+
+/** The way on from a page whose room, tournament or match is not there: the home page. */
+export function homeLink(actions) {
+  return h('p', {}, h('a', {
+    class: 'button primary', href: '/', testid: 'go-home',
+    onclick: (e) => { e.preventDefault(); actions.navigate('/'); },
+  }, t('nf.home')));
+}

@@ -1,5 +1,5 @@
 // Home (create a room, host a tournament), the join-by-link form.
-import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName, listText } from './core.js';
+import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName, listText, homeLink } from './core.js';
 import { clampName, nameProblem, normalName } from './names.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
@@ -85,8 +85,8 @@ export function homeScreen(S, actions) {
         class: 'row', testid: 'open-link-form',
         onsubmit: (e) => {
           e.preventDefault();
-          const code = roomFromLink(e.target.elements.link.value);
-          if (code) actions.navigate(`/r/${encodeURIComponent(code)}`);
+          const path = pathFromLink(e.target.elements.link.value);
+          if (path) actions.navigate(path);
           else linkError.textContent = t('home.bad_link');
         },
       },
@@ -118,12 +118,14 @@ function tournamentSlot(actions) {
   return slot;
 }
 
-/** The room code from a pasted invite link (".../r/CODE") or a bare code. */
-export function roomFromLink(text) {
+/** The page of a pasted link: a room's invite (".../r/CODE") or a bare room code, and also a
+ * tournament's registration link (".../t/CODE") or a match record (".../m/ID"), which a
+ * newcomer pastes into the same box. */
+export function pathFromLink(text) {
   const value = (text || '').trim();
-  const m = value.match(/\/r\/([^/?#\s]+)/);
-  if (m) return decodeURIComponent(m[1]);
-  return /^[A-Za-z0-9_-]{4,}$/.test(value) ? value : null;
+  const m = value.match(/\/([rtm])\/([^/?#\s]+)/);
+  if (m) return `/${m[1]}/${m[2]}`;
+  return /^[A-Za-z0-9_-]{4,}$/.test(value) ? `/r/${encodeURIComponent(value)}` : null;
 }
 
 export function joinScreen(S, actions) {
@@ -215,9 +217,14 @@ export function joinScreen(S, actions) {
     if (sum.status && sum.status !== 'lobby') onlyWatch(t('join.started'));
     else if (max && seats.length >= max) onlyWatch(t('join.full'));
   };
+  const nameField = h('div', { class: 'field' }, h('label', { for: 'join-name' }, t('home.your_name')), name.input, name.hint);
+  const buttons = h('div', { class: 'row' }, joinBtn, watchBtn);
+  // A dead link (the room ended, a typo): no form to fill in vain, one way on.
   const failed = (err) => {
-    info.replaceChildren(h('p', { class: 'error' }, err.status === 404 ? t('join.no_room') : errorText(err)));
-    if (err.status === 404) { joinBtn.disabled = true; watchBtn.disabled = true; }
+    if (err.status !== 404) { info.replaceChildren(h('p', { class: 'error' }, errorText(err))); return; }
+    info.replaceChildren(h('p', { class: 'error', testid: 'join-gone' }, t('join.no_room')), homeLink(actions));
+    nameField.remove();
+    buttons.remove();
   };
   if (draft.summary) show(draft.summary);
   else api.roomSummary(room).then((sum) => { draft.summary = sum; show(sum); }).catch(failed);
@@ -226,7 +233,8 @@ export function joinScreen(S, actions) {
     h('form', { class: 'panel narrow', onsubmit: join, testid: 'join-form', novalidate: true },
       h('h1', {}, t('join.title')),
       info,
-      h('div', { class: 'field' }, h('label', { for: 'join-name' }, t('home.your_name')), name.input, name.hint),
+      nameField,
       status,
-      h('div', { class: 'row' }, joinBtn, watchBtn)));
+      buttons));
 }
+

@@ -142,6 +142,7 @@ export function lobbyScreen(S, actions) {
   const form = settingsForm(view.settings || {}, {
     prefix: 'lobby',
     disabled: !isHost,
+    seated: view.seats.length,
     onChange: (patch) => actions.send({ type: 'settings', settings: patch }),
   });
 
@@ -155,7 +156,7 @@ export function lobbyScreen(S, actions) {
         seats,
         hostCountdown(S, view),
         controls,
-        you ? leaveButton(S, actions) : null),
+        you ? leaveButton(S, actions) : stopWatching(actions)),
       // Chat next to the seats (it sat below the long settings form, out of sight).
       chatPanel(S, actions)),
     h('div', { class: 'panel' },
@@ -205,6 +206,11 @@ function nameOf(names, m) {
 }
 
 /** Leave the room: asks once, then sends `leave` (a bot keeps the seat of a running game). */
+/** A spectator's way out: forget the spectator's token and go home (no seat to give up). */
+export function stopWatching(actions) {
+  return h('button', { type: 'button', class: 'ghost small leave', testid: 'stop-watching', onclick: () => actions.leave() }, t('room.stop_watching'));
+}
+
 export function leaveButton(S, actions) {
   if (!S.confirmLeave) {
     return h('button', {

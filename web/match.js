@@ -1,7 +1,7 @@
 // The match record, readable: a table of every round's points and a chart of the scores over
 // the rounds (inline SVG). Shown in the round summary and on the page /m/{match_id}; the JSON
 // stays at /api/matches/{match_id}. Loaded only when one of them is shown.
-import { h, s, t, formatNumber, api, errorText, listText } from './core.js';
+import { h, s, t, formatNumber, api, errorText, listText, homeLink } from './core.js';
 
 const LINE_COLORS = ['#d72600', '#0956bf', '#2f8f0f', '#a07800', '#7b3fa0', '#00838f', '#c2185b', '#5d4037', '#455a64', '#ef6c00'];
 
@@ -105,7 +105,8 @@ export function matchScreen(S, actions) {
         }, t('match.to_room')),
         h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(id)}`, testid: 'match-json' }, t('match.json'))));
   }).catch((err) => {
-    box.replaceChildren(h('h1', {}, t('match.title')), h('p', { class: 'error', testid: 'match-error' }, err.status === 404 ? t('match.none') : errorText(err.code)));
+    box.replaceChildren(h('h1', {}, t('match.title')), h('p', { class: 'error', testid: 'match-error' }, err.status === 404 ? t('match.none') : errorText(err.code)),
+      err.status === 404 ? homeLink(actions) : null);
   });
   return box;
 }

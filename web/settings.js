@@ -59,7 +59,7 @@ const GROUPS = [
     { key: 'target_score', type: 'number', min: 50, max: 10000, step: 50 },
   ]],
   ['set.group.timers', [
-    { key: 'turn_seconds', type: 'number', min: 0, max: 600 },
+    { key: 'turn_seconds', type: 'number', min: 0, max: 600, least: 5 },
     { key: 'uno_window_ms', type: 'number', min: 500, max: 30000, step: 500 },
     { key: 'challenge_seconds', type: 'number', min: 3, max: 120 },
     { key: 'afk_timeouts', type: 'number', min: 1, max: 10 },
@@ -92,8 +92,9 @@ export function changedSettings(s) {
  * @param {(patch: object, all: object) => void} o.onChange  called with the changed keys
  * @param {string} o.prefix          testid prefix
  * @param {string[]} o.omit          keys not shown (the tournament form sets them itself)
+ * @param {number} o.seated          players already seated (the lobby): the least `max_players`
  */
-export function settingsForm(current, { disabled = false, onChange, prefix = 'set', omit = [] }) {
+export function settingsForm(current, { disabled = false, onChange, prefix = 'set', omit = [], seated = 0 }) {
   const s = { ...DEFAULTS, ...current, custom_wilds: [...(current.custom_wilds || [])] };
   const root = h('div', { class: 'settings', testid: `${prefix}-form` });
 
@@ -128,13 +129,20 @@ export function settingsForm(current, { disabled = false, onChange, prefix = 'se
       return h('div', { class: 'field check' }, input, h('label', { for: id }, label),
         help !== `set.${f.key}.help` ? h('small', { class: 'help' }, help) : null);
     } else {
+      const min = f.key === 'max_players' ? Math.max(f.min, seated) : f.min;
       input = h('input', {
-        id, testid: id, type: 'number', inputmode: 'numeric', min: f.min, max: f.max, step: f.step || 1,
+        id, testid: id, type: 'number', inputmode: 'numeric', min, max: f.max, step: f.step || 1,
         value: String(value), disabled,
+        // A number out of the rules' range would be refused as a whole ("these settings are
+        // not allowed", with no word of which): it is brought to the nearest allowed value
+        // and shown so. `least`: the smallest value other than 0 (0 = untimed).
         onchange: (e) => {
-          const n = Number.parseInt(e.target.value, 10);
-          if (Number.isFinite(n)) emit({ [f.key]: n });
-          else e.target.value = String(s[f.key]);
+          let n = Number.parseInt(e.target.value, 10);
+          if (!Number.isFinite(n)) { e.target.value = String(s[f.key]); return; }
+          n = Math.min(f.max, Math.max(min, n));
+          if (f.least && n > 0 && n < f.least) n = f.least;
+          e.target.value = String(n);
+          emit({ [f.key]: n });
         },
       });
     }

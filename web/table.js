@@ -1,7 +1,7 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
 import { h, api, t, formatNumber, displayName, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
-import { seatBadges, chatPanel, copyInvite, leaveButton, spectatorCount, hostCountdown } from './lobby.js';
+import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectatorCount, hostCountdown } from './lobby.js';
 
 
 // The same breakpoint as the phone rules of style.css; app.js re-renders when it is crossed.
@@ -394,7 +394,7 @@ export function tableScreen(S, actions) {
       logPanel(S),
       chatPanel(S, actions),
       h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy')),
-      view.you ? leaveButton(S, actions) : null),
+      view.you ? leaveButton(S, actions) : stopWatching(actions)),
     pickerOverlay(S, actions),
     keysHelp(S, actions),
     summaryOverlay(S, actions));

@@ -4,7 +4,7 @@
 // /me answer. Changes are pushed (GET /api/tournaments/{t}/events, server-sent events: the
 // public answer each time it changes, docs/protocol.md); while that stream is down the page
 // polls every few seconds instead.
-import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText } from './core.js';
+import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 export const POLL_MS = 3000;
@@ -391,7 +391,8 @@ export function tournamentScreen(S, actions) {
     const text = T.error ? (T.error.status === 404 ? t('tour.not_found') : errorText(T.error)) : t('join.loading');
     return h('section', { class: 'panel narrow', testid: 'tournament', dataset: { status: 'loading' } },
       h('h1', {}, t('tour.title')),
-      h('p', { class: T.error ? 'error' : 'muted', testid: 'tournament-info' }, text));
+      h('p', { class: T.error ? 'error' : 'muted', testid: 'tournament-info' }, text),
+      T.error?.status === 404 ? homeLink(actions) : null);
   }
   const names = namesOf(data);
   const entrant = loadEntrant(code);

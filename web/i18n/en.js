@@ -52,6 +52,7 @@ export default {
   'join.full': 'This room is full or the game has started. You can watch.',
   'join.started': 'The game has started: you can watch.',
   'join.no_room': 'There is no such room.',
+  'nf.home': 'Create or join a room',
 
   'status.lobby': 'Waiting in the lobby',
   'status.playing': 'Playing',
@@ -383,6 +384,7 @@ export default {
   'summary.host_deals': 'Waiting for {name} (host) to deal the next round.',
   'summary.host_new_match': 'The match is over. {name} (host) can start a new match.',
   'room.leave': 'Leave room',
+  'room.stop_watching': 'Stop watching',
   'room.stay': 'Stay',
   'room.leave_ask': 'Leave and free your seat?',
   'room.leave_ask_game': 'Leave? A bot plays your seat for the rest of the match.',

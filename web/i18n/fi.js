@@ -52,6 +52,7 @@ export default {
   'join.full': 'Huone on täynnä tai peli on alkanut. Voit katsella.',
   'join.started': 'Peli on alkanut: voit katsella.',
   'join.no_room': 'Tällaista huonetta ei ole.',
+  'nf.home': 'Luo huone tai liity huoneeseen',
 
   'status.lobby': 'Odotetaan aulassa',
   'status.playing': 'Peli käynnissä',
@@ -383,6 +384,7 @@ export default {
   'summary.host_deals': 'Odotetaan, että {name} (isäntä) jakaa seuraavan kierroksen.',
   'summary.host_new_match': 'Ottelu on ohi. {name} (isäntä) voi aloittaa uuden ottelun.',
   'room.leave': 'Poistu huoneesta',
+  'room.stop_watching': 'Lopeta katselu',
   'room.stay': 'Jää',
   'room.leave_ask': 'Poistutaanko ja vapautetaanko paikkasi?',
   'room.leave_ask_game': 'Poistutaanko? Botti pelaa paikallasi ottelun loppuun.',

@@ -52,6 +52,7 @@ export default {
   'join.full': 'Oda dolu ya da oyun başladı. İzleyebilirsin.',
   'join.started': 'Oyun başladı: izleyebilirsin.',
   'join.no_room': 'Böyle bir oda yok.',
+  'nf.home': 'Oda kur ya da bir odaya katıl',
 
   'status.lobby': 'Lobide bekleniyor',
   'status.playing': 'Oynanıyor',
@@ -383,6 +384,7 @@ export default {
   'summary.host_deals': 'Sonraki eli {name} (ev sahibi) dağıtacak; bekleniyor.',
   'summary.host_new_match': 'Maç bitti. {name} (ev sahibi) yeni bir maç başlatabilir.',
   'room.leave': 'Odadan çık',
+  'room.stop_watching': 'İzlemeyi bırak',
   'room.stay': 'Kal',
   'room.leave_ask': 'Çıkıp koltuğunu boşaltmak istiyor musun?',
   'room.leave_ask_game': 'Çıkılsın mı? Maçın geri kalanında koltuğunda bir bot oynar.',
