@@ -205,12 +205,12 @@ function nameOf(names, m) {
   return s ? s.name : t('spectator.someone');
 }
 
-/** Leave the room: asks once, then sends `leave` (a bot keeps the seat of a running game). */
 /** A spectator's way out: forget the spectator's token and go home (no seat to give up). */
 export function stopWatching(actions) {
   return h('button', { type: 'button', class: 'ghost small leave', testid: 'stop-watching', onclick: () => actions.leave() }, t('room.stop_watching'));
 }
 
+/** Leave the room: asks once, then sends `leave` (a bot keeps the seat of a running game). */
 export function leaveButton(S, actions) {
   if (!S.confirmLeave) {
     return h('button', {
