@@ -187,7 +187,8 @@ function route() {
   if (m) return { name: 'tournament', code: decodeURIComponent(m[1]) };
   m = path.match(/^\/m\/([^/]+)\/?$/);
   if (m) return { name: 'match', id: decodeURIComponent(m[1]) };
-  return { name: 'home' };
+  // A mistyped or outdated address: the home page, saying so (the server answered 404).
+  return { name: 'home', missing: path !== '/' && path !== '' };
 }
 
 export function navigate(path) {

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.rooms.service import RoomError
@@ -37,6 +38,19 @@ def error_response(
     return JSONResponse({"error": body}, status_code=status)
 
 
+# Paths that are never pages: their 404 stays the JSON error body whatever the client accepts.
+_NOT_PAGES = ("/api/", "/ws", "/assets/", "/healthz", "/readyz", "/metrics")
+
+
+def _wants_page(request: Request) -> bool:
+    path = request.url.path
+    return (
+        request.method in ("GET", "HEAD")
+        and "text/html" in request.headers.get("accept", "")
+        and not path.startswith(_NOT_PAGES)
+    )
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(RoomError)
     async def room_error(request: Request, exc: RoomError) -> JSONResponse:
@@ -51,7 +65,15 @@ def install(app: FastAPI) -> None:
         return error_response(400, "bad_request", message)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404 and _wants_page(request):
+            # A mistyped address in a browser: the page (still a 404), which says so and
+            # offers the home page's forms, rather than a JSON body.
+            page: Callable[[Request], Response] | None = getattr(
+                request.app.state, "not_found_page", None
+            )
+            if page is not None:
+                return page(request)
         code = _STATUS_CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
         return error_response(exc.status_code, code, message)

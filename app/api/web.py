@@ -166,3 +166,17 @@ def mount(app: FastAPI) -> None:
         return _send(request, found, cache)
 
     app.include_router(router)
+
+    def not_found_page(request: Request) -> Response:
+        asset = index_asset()
+        headers = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+        if asset is None:
+            return HTMLResponse(_PLACEHOLDER, status_code=404, headers=headers)
+        data = asset.body
+        if asset.gz is not None and "gzip" in request.headers.get("accept-encoding", ""):
+            headers["Content-Encoding"] = "gzip"
+            data = asset.gz
+        # Never a 304: a cached copy of the home page's answer is not this one's.
+        return Response(data, status_code=404, media_type=asset.media_type, headers=headers)
+
+    app.state.not_found_page = not_found_page

@@ -151,3 +151,19 @@ def test_a_seat_opened_in_another_tab_offers_one_way_back(
         expect(first.get_by_test_id("conn")).to_have_attribute("data-state", "online")
     finally:
         ctx.close()
+
+
+def test_a_mistyped_address_shows_the_home_page_saying_so(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    console_errors.expect_message("404")
+    page = pages("typo", locale="tr-TR", **PHONE)
+    response = page.goto(f"{live_server}/rooms/ABC")
+    assert response is not None and response.status == 404  # still a 404, not a raw JSON body
+    expect(page.get_by_test_id("no-such-page")).to_have_text(
+        "Böyle bir sayfa yok. Aşağıdan bir oda kur ya da bir odaya katıl."
+    )
+    expect(page.get_by_test_id("create-name")).to_be_visible()
+    page.goto(f"{live_server}/")
+    expect(page.get_by_test_id("create-name")).to_be_visible()
+    expect(page.get_by_test_id("no-such-page")).to_have_count(0)

@@ -75,3 +75,33 @@ async def test_head_is_answered_like_get(client: httpx.AsyncClient, path: str) -
     assert head.status_code == got.status_code == 200
     assert head.headers["content-type"] == got.headers["content-type"]
     assert head.headers["etag"] == got.headers["etag"]
+
+
+async def test_a_browser_on_a_mistyped_address_gets_the_page_with_a_404() -> None:
+    """A person who mistypes an address sees the page (which says there is no such page and
+    offers the home page's forms), still as a 404; an API client, a HEAD-less POST, an asset
+    or an API path keeps the JSON error body."""
+    from app.main import create_app
+    from app.settings import AppSettings
+
+    app = create_app(AppSettings(database_url=None, redis_url=None))
+    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
+    html = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path in ("/zzz", "/r/", "/rooms/ABC", "/t"):
+        page = await client.get(path, headers={**html, "if-none-match": "*"})
+        assert page.status_code == 404, path
+        assert page.headers["content-type"].startswith("text/html")
+        assert page.headers["cache-control"] == "no-store"
+        assert 'id="app"' in page.text
+    for path, headers in (
+        ("/zzz", {"accept": "application/json"}),
+        ("/zzz", {}),
+        ("/api/nope", html),
+        ("/assets/nope.js", html),
+        ("/ws/nope", html),
+    ):
+        missing = await client.get(path, headers=headers)
+        assert missing.status_code == 404, path
+        assert missing.json()["error"]["code"] == "not_found", path
+    # Other statuses are left as they are: a GET of a POST-only API path is still a 405.
+    assert (await client.get("/api/rooms", headers=html)).status_code == 405

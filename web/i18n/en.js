@@ -53,6 +53,7 @@ export default {
   'join.started': 'The game has started: you can watch.',
   'join.no_room': 'There is no such room.',
   'nf.home': 'Create or join a room',
+  'nf.page': 'There is no such page. Create a room or join one below.',
 
   'status.lobby': 'Waiting in the lobby',
   'status.playing': 'Playing',

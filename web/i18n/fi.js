@@ -53,6 +53,7 @@ export default {
   'join.started': 'Peli on alkanut: voit katsella.',
   'join.no_room': 'Tällaista huonetta ei ole.',
   'nf.home': 'Luo huone tai liity huoneeseen',
+  'nf.page': 'Tällaista sivua ei ole. Luo huone tai liity huoneeseen alla.',
 
   'status.lobby': 'Odotetaan aulassa',
   'status.playing': 'Peli käynnissä',

@@ -53,6 +53,7 @@ export default {
   'join.started': 'Oyun başladı: izleyebilirsin.',
   'join.no_room': 'Böyle bir oda yok.',
   'nf.home': 'Oda kur ya da bir odaya katıl',
+  'nf.page': 'Böyle bir sayfa yok. Aşağıdan bir oda kur ya da bir odaya katıl.',
 
   'status.lobby': 'Lobide bekleniyor',
   'status.playing': 'Oynanıyor',
