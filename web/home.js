@@ -67,7 +67,7 @@ export function homeScreen(S, actions) {
     h('div', { class: 'hero' },
       h('h1', {}, t('home.title')),
       h('p', {}, t('home.tagline')),
-      S.route?.missing ? h('p', { class: 'error', role: 'status', testid: 'no-such-page' }, t('nf.page')) : null),
+      S.route?.missing ? h('p', { class: 'hero-note', role: 'status', testid: 'no-such-page' }, t('nf.page')) : null),
     h('form', { class: 'panel create', onsubmit: submit, testid: 'create-form', novalidate: true },
       h('h2', {}, t('home.create')),
       h('div', { class: 'field' }, h('label', { for: 'create-name' }, t('home.your_name')), name.input, name.hint),
