@@ -6,6 +6,7 @@
 // polls every few seconds instead.
 import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
+import { clampName } from './names.js';
 
 export const POLL_MS = 3000;
 const PUSH_RETRY_MS = 5000;  // a stream that could not be opened is tried again this late
@@ -72,8 +73,10 @@ export function hostTournamentPanel(actions) {
 
   const title = h('input', { id: 'host-tour-name', testid: 'host-tour-name', type: 'text', required: true, maxlength: 60, placeholder: t('host.name_placeholder') });
   const hostName = h('input', {
-    id: 'host-tour-host-name', testid: 'host-tour-host-name', type: 'text', required: true, maxlength: 40,
+    id: 'host-tour-host-name', testid: 'host-tour-host-name', type: 'text', required: true,
     autocomplete: 'nickname', value: rememberedName(), placeholder: t('home.name_placeholder'),
+    // The player-name rule (32 characters as a reader counts them), as on the home page.
+    oninput: (e) => { const v = clampName(e.target.value); if (v !== e.target.value) e.target.value = v; },
   });
   const format = h('select', { id: 'host-tour-format', testid: 'host-tour-format', onchange: () => sync() },
     ['elimination', 'swiss'].map((f) => h('option', { value: f }, t(`tour.format.${f}`))));
@@ -477,9 +480,13 @@ function youPanel({ code, data, entrant, actions }) {
 function registerForm(code, actions) {
   if (T.draft == null) T.draft = rememberedName();
   const name = h('input', {
-    id: 'tour-name', testid: 'tour-name', type: 'text', required: true, maxlength: 40, autocomplete: 'nickname',
+    id: 'tour-name', testid: 'tour-name', type: 'text', required: true, autocomplete: 'nickname',
     value: T.draft, placeholder: t('home.name_placeholder'),
-    oninput: (e) => { T.draft = e.target.value; },
+    oninput: (e) => {
+      const v = clampName(e.target.value);
+      if (v !== e.target.value) e.target.value = v;
+      T.draft = v;
+    },
   });
   const enter = async (e) => {
     e.preventDefault();

@@ -125,6 +125,11 @@ def test_a_tournament_link_pasted_into_the_join_box_opens_the_tournament(
     page.get_by_test_id("open-link-btn").click()
     expect(page.get_by_test_id("tour-name")).to_be_visible()
     assert page.url == link
+    # The name box keeps the player-name rule (32 characters as a reader counts them), as the
+    # home page does: it used to take 40 and leave the server to refuse the entry.
+    page.get_by_test_id("tour-name").fill("")
+    page.get_by_test_id("tour-name").press_sequentially("Ğ" * 40)
+    expect(page.get_by_test_id("tour-name")).to_have_value("Ğ" * 32)
 
 
 def test_a_seat_opened_in_another_tab_offers_one_way_back(
