@@ -95,11 +95,23 @@ class RedisBus:
                     with contextlib.suppress(RedisError, OSError):
                         await self._unsubscribe(room)
 
-    def local(self, room: str, version: int) -> None:
-        """A commit this process made: its subscribers here are told directly (the commit
-        function publishes the notice only when another process subscribes to the room)."""
-        if version > self._seen.get(room, -1) and room in self._seen:
-            self._push(room, version, notices.notice(room, version))
+    def local(self, room: str, version: int, data: bytes = b"") -> None:
+        """A commit this process made (`data`: its notice, when the caller made it already):
+        its subscribers here are told directly (the commit function publishes the notice
+        only when another process subscribes to the room). The store knows of the commit:
+        it is not told again."""
+        seen = self._seen.get(room)
+        if seen is None or version <= seen:
+            return
+        subscribers = self._rooms.get(room)
+        if subscribers is None:
+            return
+        self._seen[room] = version
+        data = data or notices.notice(room, version)
+        for queue in subscribers:
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(data)
 
     def listening(self, room: str) -> bool:
         """Subscribed to the room, and told its version since (the check at subscription):

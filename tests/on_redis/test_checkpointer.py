@@ -110,7 +110,7 @@ async def test_a_checkpoint_hands_on_the_state_its_commit_sent(
 
     async def spy(*args: Any, **kwargs: Any) -> None:
         await commit(*args, **kwargs)
-        sent.append(store._latest.get(args[0]).blob)  # type: ignore[union-attr]
+        sent.append(store._rooms[args[0]].blob)  # type: ignore[arg-type]
 
     store.commit_shared = spy  # type: ignore[method-assign]
     try:

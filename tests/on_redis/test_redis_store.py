@@ -237,8 +237,10 @@ async def test_the_rooms_kept_decoded_follow_the_connection_limit(
     )
     store = app.state.rooms.shared.store
     for room in range(20_000):
-        store._latest.put(str(room), object())
-    assert "0" in store._latest  # all 20,000 kept: none evicted
+        store._entry(str(room))
+    assert "0" in store._rooms  # all 20,000 kept: none evicted
+    store._entry("one more")
+    assert "0" not in store._rooms and "1" in store._rooms  # the least recently written goes
     await store.close()
 
 
@@ -347,3 +349,28 @@ async def test_idle_rooms_expire(redis_client: Redis, prefix: str) -> None:
     assert 0 < ttl <= 1000
     await asyncio.sleep(1.2)
     assert await store.load("r1") is None
+
+
+async def test_a_record_replaced_while_it_was_read_is_read_whole(store: RedisRoomStore) -> None:
+    """A read sent with the record held (answered "unchanged", without meta or state) while
+    a commit replaced that record here: the stored record is read whole, never lost (a
+    member's socket that reconnected then was refused as unknown)."""
+    await store.create(_record(), [])
+    first = await store.load("r1")
+    assert first is not None
+    real = store._read_record
+    sent: list[int] = []
+
+    async def racing(entry: redis_rooms._Room, rev: int, ack_field: str) -> object:
+        sent.append(rev)
+        reply = await real(entry, rev, ack_field)
+        if len(sent) == 1:  # this process commits while the read is on its way back
+            _advance(first, 1)
+            await store.commit_shared("r1", 0, first, _events(1, 1), wake_at=None)
+        return reply
+
+    store._read_record = racing  # type: ignore[method-assign]
+    record = await store.load("r1")
+    assert record is not None and record.version == 1
+    assert record.member("tok") == Member("p1", "player", "Ayşe")
+    assert sent == [1, 0]  # the held record's write counter, then a whole read

@@ -313,8 +313,8 @@ async def test_a_hearing_process_applies_commands_on_its_newest_record(
     async def heard_everything() -> None:
         newest = (await a.store.load(room)).version  # type: ignore[union-attr]
         for _ in range(100):
-            known = b.store._latest.get(room)
-            if known is not None and known.state.version == newest:
+            known = b.store.held_state(room)
+            if known is not None and known.version == newest:
                 return
             await asyncio.sleep(0.01)
         raise AssertionError("process b never heard the commit")

@@ -7,13 +7,16 @@ the notice (which carries the commit itself, app/bus/notices.py; published only 
 process subscribes to the room, this one's subscribers are told by `announce`) in one atomic
 step. Reads are one function call too, on the shared pipelined connection (pipe.py).
 
-Decoding a state costs far more than fetching it, so each process keeps what it decoded,
-committed or took from a notice (`heard`): the newest record per room (by write counter), the
-states of recent commits, and the Commit objects themselves (so that every socket of this
-process shares a commit's encoded frames). States are immutable once built, so sharing them
-is safe. A process that hears a room's notices (`listening`) and holds every commit up to the
-newest one heard reads nothing back, and applies a command on the record it holds
-(`RoomRecord.assumed`: the compare-and-set still decides).
+Decoding a state costs far more than fetching it, so each process keeps, per room, what it
+decoded, committed or took from a notice (`heard`): one `_Room` entry with the newest record
+(by write counter) and the room's newest commits with their states. States are immutable once
+built, so sharing them is safe. A process that hears a room's notices (`listening`) and holds
+every commit up to the newest one heard reads nothing back, and applies a command on the
+record it holds (`RoomRecord.assumed`: the compare-and-set still decides).
+
+This is the path of every move in the shared mode, so it is kept flat: one dictionary lookup
+for everything the process knows of a room, the record's origin a tuple, and the function
+call's reply awaited as the connection's own future (docs/performance.md, "Scale-out").
 """
 
 from __future__ import annotations
@@ -21,14 +24,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections import OrderedDict, deque
-from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
+import hiredis
 import orjson
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from app import engine
 from app.bus import notices
@@ -40,13 +43,14 @@ from app.store.rooms import FRAMES_KEPT, STATES_KEPT, Commit, Member, RoomRecord
 from app.store.shared import (
     CommitConflict,
     DuplicateCommand,
+    StoreUnavailable,
     current_command,
 )
 
 log = logging.getLogger(__name__)
 
-# Rooms whose newest record, commits and states a process keeps decoded, at least (the app
-# raises it to its connection limit: app/rooms/cluster.py).
+# Rooms a process keeps an entry of, at least (the app raises it to its connection limit:
+# app/rooms/cluster.py). Beyond it the least recently written room's entry is dropped.
 ROOMS_CACHED_MIN = 4096
 # Cached ack entries per room (the memory store keeps 256 per member).
 ACK_CACHE_SIZE = 2048
@@ -54,69 +58,80 @@ ACK_CACHE_SIZE = 2048
 VERSIONS_PER_CALL = 1000
 # A room's own keys, in the order the commit function takes them (uno.lua).
 _ROOM_KEYS = ("state", "events", "snaps", "snapv", "cmds", "cmdq")
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Lru(Generic[K, V]):
-    __slots__ = ("_data", "_size")
-
-    def __init__(self, size: int) -> None:
-        self._data: OrderedDict[K, V] = OrderedDict()
-        self._size = size
-
-    def get(self, key: K) -> V | None:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
-
-    def put(self, key: K, value: V) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self._size:
-            self._data.popitem(last=False)
-
-    def pop(self, key: K) -> V | None:
-        return self._data.pop(key, None)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._data
+_NO_ACKS: frozenset[str] = frozenset()
+_DUMPS_OPTION = orjson.OPT_NON_STR_KEYS
 
 
-@dataclass(slots=True)
-class _Loaded:
-    """The room's newest record this process knows: its write counter and decoded parts."""
+class _Room:
+    """Everything this process knows of one room.
 
-    rev: int
-    state: State
-    meta: dict[str, Any]
-    members: dict[str, Member] | None = None  # decoded from meta on first use
-    blob: bytes | None = None  # the state as this process encoded it for its commit
-    meta_blob: bytes | None = None  # `meta` as this process encoded it for its commit
-    keys: list[str] | None = None  # the commit function's keys (the same at every commit)
+    `rev` (0: no record held) is the write counter of `state`, `meta` and `members`; `blob`
+    and `meta_blob` are the state and meta as this process encoded them for its own commit
+    (None when the record was read or heard). `recent` holds the newest commits (their
+    frames and states for the newest few), `heard` the newest version a notice announced.
+    """
+
+    __slots__ = (
+        "blob",
+        "doubted",
+        "flight",
+        "heard",
+        "keys",
+        "members",
+        "meta",
+        "meta_blob",
+        "recent",
+        "rev",
+        "state",
+    )
+
+    def __init__(self, keys: list[str]) -> None:
+        self.rev = 0
+        self.state: State | None = None
+        self.meta: dict[str, Any] = {}
+        self.members: dict[str, Member] | None = None
+        self.blob: bytes | None = None
+        self.meta_blob: bytes | None = None
+        self.keys = keys  # the commit function's keys (the same at every commit)
+        self.recent: deque[Commit] = deque()
+        self.heard = 0
+        self.doubted = False  # the next load reads the stored record
+        self.flight: _Flight | None = None
+
+    def hold(self, rev: int, state: State, meta: dict[str, Any]) -> None:
+        """A newer record read or heard (not encoded here)."""
+        self.rev, self.state, self.meta = rev, state, meta
+        self.members = self.blob = self.meta_blob = None
+
+    def state_of(self, version: int) -> State | None:
+        state = self.state
+        if state is not None and state.version == version:
+            return state
+        for commit in self.recent:
+            if commit.last == version and commit.state is not None:
+                return commit.state
+        return None
+
+    def keep(self, commit: Commit) -> None:
+        recent = self.recent
+        if recent and recent[-1].last >= commit.last:
+            return  # an older commit read again for a slow socket: not among the newest
+        recent.append(commit)
+        if len(recent) > FRAMES_KEPT:
+            recent[-FRAMES_KEPT - 1].cache = None
+        if len(recent) > STATES_KEPT:
+            recent.popleft().forget_state()
 
 
-@dataclass(slots=True)
-class _Origin:
-    """Where a handed-out record came from (kept on it, `RoomRecord.origin`): the counter
-    its commit must still find, and the ack it was loaded with (already stored: not a new
-    one)."""
-
-    rev: int
-    stored_acks: frozenset[str]
-    loaded: _Loaded | None = None  # the record it was made of (what a commit may reuse)
-
-
-@dataclass(slots=True)
 class _Flight:
     """A history read in progress, which later callers may share."""
 
-    base: int
-    states: bool
-    heard: int
-    future: asyncio.Future[list[Commit] | None]
+    __slots__ = ("base", "future", "heard", "states")
+
+    def __init__(
+        self, base: int, states: bool, heard: int, future: asyncio.Future[list[Commit] | None]
+    ) -> None:
+        self.base, self.states, self.heard, self.future = base, states, heard, future
 
 
 def _retrieve(future: asyncio.Future[list[Commit] | None]) -> None:
@@ -143,15 +158,10 @@ class RedisRoomStore:
         self._history_limit = max(1, history_limit)
         self._ttl_ms = max(1, idle_ttl_seconds) * 1000
         self._states_kept = max(1, states_kept)
-        rooms_cached = max(1, rooms_cached)
-        self._latest: _Lru[str, _Loaded] = _Lru(rooms_cached)
-        self._states: _Lru[tuple[str, int], State] = _Lru(2 * rooms_cached)
-        self._commits: _Lru[tuple[str, int], Commit] = _Lru(2 * rooms_cached)
-        # Each room's newest commits here: older ones drop their encoded frames and state.
-        self._recent: _Lru[str, deque[Commit]] = _Lru(rooms_cached)
-        self._flights: dict[str, _Flight] = {}
-        self._heard: dict[str, int] = {}  # room → newest version a notice announced
-        self._doubted: set[str] = set()  # rooms whose next load reads the stored record
+        self.rooms_cached = max(1, rooms_cached)
+        # In the order of their last write (a dict keeps insertion order): the first is the
+        # one dropped when there are too many.
+        self._rooms: dict[str, _Room] = {}
         # This process's commits in flight, which their notice may reach `heard` before the
         # commit's reply arrives: kept from here rather than decoded from the notice.
         self._mark = b'{"by":"' + secrets.token_hex(8).encode() + b'",'
@@ -162,9 +172,10 @@ class RedisRoomStore:
         # Whether this process hears every notice of the room (the bus is subscribed to it):
         # only then does the newest commit it holds tell that no newer one exists.
         self.listening: Callable[[str], bool] = lambda room: False
-        # Told of each commit this process made (the room and its new version): its own
-        # subscribers hear of it from here, not through Redis (app/bus/redis.py `local`).
-        self.announce: Callable[[str, int], None] | None = None
+        # Told of each commit this process made (the room, its new version and its notice):
+        # its own subscribers hear of it from here, not through Redis (app/bus/redis.py
+        # `local`).
+        self.announce: Callable[[str, int, bytes], None] | None = None
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -186,21 +197,31 @@ class RedisRoomStore:
         base = f"{self.prefix}:{{{room}}}:"
         return [base + name for name in _ROOM_KEYS] + [self.wake_key, self.rounds_key]
 
+    def _entry(self, room: str) -> _Room:
+        entry = self._rooms.get(room)
+        if entry is None:
+            entry = self._rooms[room] = _Room(self._commit_keys(room))
+            if len(self._rooms) > self.rooms_cached:
+                del self._rooms[next(iter(self._rooms))]
+        return entry
+
     # --- the RoomStore interface --------------------------------------------------------
 
     async def create(self, record: RoomRecord, events: list[Event]) -> bool:
         room = record.code
+        entry = self._entry(room)
         state_blob = _state_blob(record.state)
         meta = _meta(record)
+        meta_blob = orjson.dumps(meta)
         version = record.version
         created = await self._call(
             "uno_create",
-            self._commit_keys(room),
+            entry.keys,
             [
                 room,
                 version,
                 state_blob,
-                orjson.dumps(meta),
+                meta_blob,
                 "",
                 self._ttl_ms,
                 self._states_kept,
@@ -210,74 +231,80 @@ class RedisRoomStore:
         )
         if not created:
             return False
-        loaded = _Loaded(1, record.state, meta, dict(record.members))
-        self._remember(room, loaded, record, events, frozenset())
+        entry.hold(1, record.state, meta)
+        entry.members = dict(record.members)
+        entry.blob, entry.meta_blob = state_blob, meta_blob
+        entry.recent.clear()
+        record.origin = (1, _NO_ACKS, entry)
+        if events:
+            for event in events:
+                event.after = None  # the commit holds the one state a view is built of
+            entry.keep(Commit(events, record.state))
         if self.written is not None:
             self.written(room)
         return True
 
     async def load(self, room: str) -> RoomRecord | None:
-        known = self._latest.get(room)
+        entry = self._rooms.get(room)
         command = current_command.get()
-        if command is not None and known is not None and self._assumable(room, known):
+        if (
+            command is not None
+            and entry is not None
+            and entry.rev
+            and not entry.doubted
+            and entry.state.version >= entry.heard  # type: ignore[union-attr]
+            and self.listening(room)
+        ):
             # A command on a room whose every commit this process heard of: its newest
             # record is the stored one unless a notice is late, and the commit's
             # compare-and-set (and its refusal of a command id applied already) tells.
-            record = self._record(room, known)
+            record = _record(room, entry)
             record.assumed = True
-            record.origin = _Origin(known.rev, frozenset(), known)
+            record.origin = (entry.rev, _NO_ACKS, entry)
             return record
-        self._doubted.discard(room)
-        ack_field = _ack_field(*command) if command is not None else ""
-        reply = await self._call(
-            "uno_load",
-            [self.key(room, "state"), self.key(room, "snaps"), self.key(room, "cmds")],
-            [known.rev if known is not None else "", ack_field],
-            read_only=True,
-        )
+        if entry is None:
+            entry = self._entry(room)
+        entry.doubted = False
+        ack_field = f"{command[0]}|{command[1]}" if command is not None else ""
+        sent = entry.rev
+        reply = await self._read_record(entry, sent, ack_field)
+        if reply is not None and len(reply) < 6 and entry.rev != sent:
+            # The record held when the read was sent is the stored one, but a commit or a
+            # notice replaced it meanwhile: read the stored one whole.
+            reply = await self._read_record(entry, 0, ack_field)
         if reply is None:
             return None
         version, rev = int(reply[0]), int(reply[1])
-        if known is None or known.rev != rev:
-            if len(reply) < 6 or reply[5] is None:
+        if len(reply) >= 6 and entry.rev != rev:
+            if reply[5] is None:
                 log.error("room record without its state in Redis")
                 return None
-            state = self._states.get((room, version))
+            state = entry.state_of(version)
             if state is None:
                 state = engine.state_from_json(orjson.loads(reply[5]))
-            known = _Loaded(rev, state, orjson.loads(reply[4]))
-            self._latest.put(room, known)
-            self._states.put((room, version), state)
-        record = self._record(room, known)
-        stored: frozenset[str] = frozenset()
+            entry.hold(rev, state, orjson.loads(reply[4]))
+        record = _record(room, entry)
+        stored = _NO_ACKS
         if command is not None and reply[3] is not None:
             record.remember_ack(command[0], command[1], int(reply[3]))
             stored = frozenset({ack_field})
-        record.origin = _Origin(rev, stored, known)
+        record.origin = (rev, stored, entry)
         return record
 
-    def _assumable(self, room: str, known: _Loaded) -> bool:
-        return (
-            self.listening(room)
-            and room not in self._doubted
-            and known.state.version >= self._heard.get(room, 0)
-        )
+    async def _read_record(self, entry: _Room, rev: int, ack_field: str) -> Any:
+        """`uno_load`: the stored record's head, and its meta and state unless it is at
+        write counter `rev` (0: always)."""
+        keys = entry.keys[0:5:2]  # state, snaps, cmds
+        args = [rev or "", ack_field]
+        try:
+            return await self._fcall("uno_load", keys, args, read_only=True)
+        except (RedisError, OSError) as exc:
+            return await self._recover(exc, "uno_load", keys, args, read_only=True)
 
     def doubt(self, room: str) -> None:
-        self._doubted.add(room)
-
-    @staticmethod
-    def _record(room: str, known: _Loaded) -> RoomRecord:
-        meta = known.meta
-        if known.members is None:
-            known.members = {d: Member(m[0], m[1], m[2]) for d, m in meta["mem"].items()}
-        return RoomRecord(
-            code=room,
-            state=known.state,
-            created_at=int(meta["c"]),
-            members=dict(known.members),  # a join adds to the record's own copy
-            match_id=meta.get("m"),
-        )
+        entry = self._rooms.get(room)
+        if entry is not None:
+            entry.doubted = True
 
     async def commit(
         self, room: str, expected_version: int, record: RoomRecord, events: list[Event]
@@ -300,84 +327,106 @@ class RedisRoomStore:
         rounds: Sequence[bytes] = (),
         stored: Callable[[], object] | None = None,
     ) -> None:
-        origin = record.origin if isinstance(record.origin, _Origin) else None
-        known = origin.stored_acks if origin is not None else frozenset()
-        loaded = origin.loaded if origin is not None else None
-        acks: list[tuple[str, int]] = []
+        origin = record.origin
+        entry: _Room
+        known: frozenset[str]
+        if type(origin) is tuple:
+            rev, known, entry = origin
+        else:
+            rev, known, entry = "", _NO_ACKS, self._entry(room)
+        acks: list[Any] = []
         for member_id, cache in record.acks.items():
-            for command_id, version in cache.items():
-                field = _ack_field(member_id, command_id)
+            for command_id, ack_version in cache.items():
+                field = f"{member_id}|{command_id}"
                 if field not in known:
-                    acks.append((field, version))
-        version = record.version
-        state_blob = _state_blob(record.state)
-        if loaded is not None and loaded.meta_blob is not None and _same_meta(record, loaded):
-            # Most commits change no member: the meta this process encoded last time.
-            meta, meta_blob, members = loaded.meta, loaded.meta_blob, loaded.members
+                    acks += (field, ack_version)
+        state = record.state
+        version = state.version
+        state_blob = orjson.dumps(engine.state_to_json(state), option=_DUMPS_OPTION)
+        members = entry.members
+        meta_blob = entry.meta_blob
+        if (
+            meta_blob is not None
+            and record.members == members
+            and record.match_id == entry.meta.get("m")
+            and record.created_at == entry.meta.get("c")
+        ):
+            meta = entry.meta  # most commits change no member: the meta encoded last time
         else:
             meta = _meta(record)
             meta_blob, members = orjson.dumps(meta), None
-        keys = loaded.keys if loaded is not None and loaded.keys else self._commit_keys(room)
-        events_blob = _events_blob(events) if events else b""
+        head = notices.notice(room, version)
+        announce = self.announce
         args: list[Any] = [
             room,
-            origin.rev if origin is not None else "",
+            rev,
             expected_version,
             version,
             state_blob,
             meta_blob,
-            events_blob or "",
+            _events_blob(events) if events else "",
             events[0].version if events else version,
             "" if wake_at is None else wake_at,
             self._ttl_ms,
             self._history_limit,
             self._states_kept,
             ACK_CACHE_SIZE,
-            self.channel(room),
+            entry.keys[0][:-5] + "n",  # the channel, P:{R}:n
             # The commit function appends the commit to this head (the notice's body, see
             # `heard`), and publishes it only if another process may hear it: this one's
             # subscribers are told below (`announce`).
-            notices.notice(room, version, self._mark),
-            "1" if self.announce is not None and self.listening(room) else "0",
-            len(acks),
+            head + b"\n" + self._mark,
+            "1" if announce is not None and self.listening(room) else "0",
+            len(acks) // 2,
+            *acks,
+            *rounds,
         ]
-        for field, ack_version in acks:
-            args += [field, ack_version]
-        args += list(rounds)
+        commit = Commit(events, state) if events else None
         flight = (room, version)
-        commit = Commit(events, record.state) if events else None
         if commit is not None:
             self._flying[flight] = commit
         try:
-            reply = await self._call("uno_commit", keys, args)
+            reply = await self._fcall("uno_commit", entry.keys, args)
+        except (RedisError, OSError) as exc:
+            reply = await self._recover(exc, "uno_commit", entry.keys, args)
         finally:
             if commit is not None:
-                self._flying.pop(flight, None)
-        outcome = reply[0].decode()
-        if outcome == "dup":
-            raise DuplicateCommand(int(reply[1]))
-        if outcome != "ok":  # "stale", or "gone" (expired or deleted meanwhile)
-            self._latest.pop(room)
-            raise CommitConflict(outcome)
+                del self._flying[flight]
+        outcome = reply[0]
+        if outcome != b"ok":
+            if outcome == b"dup":
+                raise DuplicateCommand(int(reply[1]))
+            entry.rev = 0  # "stale", or "gone" (expired or deleted meanwhile): read it again
+            raise CommitConflict(outcome.decode())
         if stored is not None:
             stored()  # before the events lose their states (commit observers, tests)
-        written = known | {field for field, _ in acks} if acks else known
-        loaded = _Loaded(
-            int(reply[1]),
-            record.state,
-            meta,
-            members if members is not None else dict(record.members),
-            state_blob,
-            meta_blob,
-            keys,
-        )
-        self._remember(room, loaded, record, events, written, commit)
+        new_rev = int(reply[1])
+        if new_rev > entry.rev:  # (a newer commit's notice may have been heard meanwhile)
+            entry.rev, entry.state, entry.meta = new_rev, state, meta
+            entry.members = members if members is not None else dict(record.members)
+            entry.blob, entry.meta_blob = state_blob, meta_blob
+            rooms = self._rooms
+            if rooms.get(room) is entry:  # the most recently written: the last one dropped
+                del rooms[room]
+                rooms[room] = entry
+        if acks:
+            known = known.union(acks[::2])
+        record.origin = (new_rev, known, entry)
+        if commit is not None:
+            for event in events:
+                event.after = None  # the commit holds the one state a view is built of
+            entry.keep(commit)
         if self.written is not None:
             self.written(room)
-        if version != expected_version and self.announce is not None:
-            self.announce(room, version)
+        if announce is not None and version != expected_version:
+            announce(room, version, head)
 
     async def commits_since(self, room: str, version: int) -> list[Commit] | None:
+        entry = self._rooms.get(room)
+        if entry is not None and version >= 0 and self.listening(room):
+            held = _held_since(entry, version)
+            if held is not None:
+                return held
         return await self._since(room, version, states=True)
 
     async def events_since(self, room: str, version: int) -> list[Event] | None:
@@ -387,15 +436,14 @@ class RedisRoomStore:
         return [e for c in commits for e in c.events if e.version > version]
 
     async def state_at(self, room: str, version: int) -> State | None:
-        state = self._states.get((room, version))
+        entry = self._rooms.get(room)
+        state = entry.state_of(version) if entry is not None else None
         if state is not None:
             return state
         blob = await self._guard(self.client.hget(self.key(room, "snaps"), str(version)))
         if blob is None:
             return None
-        state = engine.state_from_json(orjson.loads(blob))
-        self._states.put((room, version), state)
-        return state
+        return engine.state_from_json(orjson.loads(blob))
 
     async def rooms(self) -> list[str]:
         """None to sweep: idle rooms expire in Redis by themselves (PEXPIRE on each write)."""
@@ -407,7 +455,7 @@ class RedisRoomStore:
             pipe.delete(*keys)
             pipe.zrem(self.wake_key, room)
             await self._guard(pipe.execute())
-        self._latest.pop(room)
+        self._rooms.pop(room, None)
 
     async def healthy(self) -> bool:
         try:
@@ -446,16 +494,21 @@ class RedisRoomStore:
     def held(self, room: str) -> RoomRecord | None:
         """The newest record of `room` this process holds (committed or heard), without
         reading Redis; None when it holds none."""
-        known = self._latest.get(room)
-        return self._record(room, known) if known is not None else None
+        entry = self._rooms.get(room)
+        return _record(room, entry) if entry is not None and entry.rev else None
 
     def encoded_state(self, room: str, state: State) -> bytes | None:
         """`state` as this process encoded it for its own commit (JSON of
         engine.state_to_json), if it is still the newest state of the room it holds."""
-        known = self._latest.get(room)
-        if known is None or known.state is not state:
+        entry = self._rooms.get(room)
+        if entry is None or entry.state is not state:
             return None
-        return known.blob
+        return entry.blob
+
+    def held_state(self, room: str) -> State | None:
+        """The newest state of `room` this process holds (tests, the health page)."""
+        entry = self._rooms.get(room)
+        return entry.state if entry is not None and entry.rev else None
 
     async def wake_of(self, room: str) -> int | None:
         """The room's planned wake-up (ms), for tests and the health page."""
@@ -470,92 +523,71 @@ class RedisRoomStore:
         after the version it was asked for."""
         if version < 0:
             return None
-        held = self._held_since(room, version)
-        if held is not None:
-            return held
-        heard = self._heard.get(room, 0)
-        flight = self._flights.get(room)
+        entry = self._entry(room)
+        if self.listening(room):
+            held = _held_since(entry, version)
+            if held is not None:
+                return held
+        flight = entry.flight
         # A read started before the newest notice arrived may miss that commit: not joined.
         if (
             flight is not None
             and flight.base <= version
-            and flight.heard >= heard
+            and flight.heard >= entry.heard
             and (flight.states or not states)
         ):
             commits = await asyncio.shield(flight.future)
             if commits is not None:
                 return [c for c in commits if c.last > version]
-        future = asyncio.ensure_future(self._read_since(room, version, states=states))
+        future = asyncio.ensure_future(self._read_since(room, entry, version, states=states))
         future.add_done_callback(_retrieve)
-        mine = _Flight(version, states, heard, future)
-        self._flights[room] = mine
+        mine = entry.flight = _Flight(version, states, entry.heard, future)
         try:
             return await asyncio.shield(future)
         finally:
-            if self._flights.get(room) is mine:
-                del self._flights[room]
-
-    def _held_since(self, room: str, version: int) -> list[Commit] | None:
-        """The commits after `version` from this process's own (committed here or taken from
-        their notices), when it hears the room's notices and holds every commit up to the
-        newest it heard of."""
-        recent = self._recent.get(room)
-        if not recent or not self.listening(room):
-            return None
-        newest = recent[-1].last
-        if newest < version or newest < self._heard.get(room, 0):
-            return None
-        held: list[Commit] = []
-        expected = version + 1
-        for commit in recent:
-            if commit.last < expected:
-                continue
-            if commit.first != expected:
-                return None  # a notice was lost, or the room came back from a checkpoint
-            held.append(commit)
-            expected = commit.last + 1
-        if not held and newest != version:
-            return None
-        return held
+            if entry.flight is mine:
+                entry.flight = None
 
     def heard(self, room: str, version: int, body: bytes = b"") -> None:
         """The bus saw a notice: reads of the room started before it may be out of date. A
         notice from another process's commit carries the commit: kept as if read."""
-        if version > self._heard.get(room, 0):
-            self._heard[room] = version
-        if body and (room, version) not in self._commits:
+        entry = self._entry(room)
+        if version > entry.heard:
+            entry.heard = version
+        if body and not (entry.recent and entry.recent[-1].last >= version):
             if body.startswith(self._mark):  # this process's own commit, its reply not in yet
                 mine = self._flying.get((room, version))
                 if mine is not None:
-                    self._keep(room, mine)
+                    entry.keep(mine)
                 return
             try:
-                self._take(room, version, body)
+                self._take(entry, version, body)
             except Exception:  # the history read repairs it: never let a notice stop the bus
                 log.exception("could not take a commit from its notice")
 
-    def _take(self, room: str, version: int, body: bytes) -> None:
+    def _take(self, entry: _Room, version: int, body: bytes) -> None:
         data = orjson.loads(body)
         events = [Event.from_json(e) for e in data["events"]]
         if not events or events[-1].version != version:
             return
-        state = self._states.get((room, version))
+        state = entry.state_of(version)
         if state is None:
             state = engine.state_from_json(data["state"])
-            self._states.put((room, version), state)
         rev = data["rev"]
-        known = self._latest.get(room)
-        if rev is not None and (known is None or known.rev < rev):
-            self._latest.put(room, _Loaded(rev, state, data["meta"]))
-        self._keep(room, Commit(events, state))
+        if rev is not None and entry.rev < rev:
+            entry.hold(rev, state, data["meta"])
+        entry.keep(Commit(events, state))
 
-    async def _read_since(self, room: str, version: int, *, states: bool) -> list[Commit] | None:
-        held = [v for v in range(version + 1, version + 129) if (room, v) in self._states]
+    async def _read_since(
+        self, room: str, entry: _Room, version: int, *, states: bool
+    ) -> list[Commit] | None:
+        held = {c.last: c for c in entry.recent}
+        have = [v for v, c in held.items() if v > version and c.state is not None]
+        if entry.state is not None and entry.state.version > version:
+            have.append(entry.state.version)
+        keys = entry.keys
         reply = await self._call(
-            "uno_since",
-            [self.key(room, "state"), self.key(room, "events"), self.key(room, "snaps")],
-            [version, 1 if states else 0, *held],
-            read_only=True,
+            "uno_since", keys[:3], [version, 1 if states else 0, *have], read_only=True
         )
         if reply is None:
             return None
@@ -571,79 +603,96 @@ class RedisRoomStore:
         newest = len(entries) - self._states_kept
         for index, (_first, last_raw, blob, state_blob) in enumerate(entries):
             last = int(last_raw)
-            commit = self._commits.get((room, last))
-            want_state = states and index >= newest
+            commit = held.get(last)
             if commit is None:
                 events = [Event.from_json(e) for e in orjson.loads(blob)]
                 commit = Commit(events, None)
-                self._keep(room, commit)
-            if want_state and commit.state is None:
-                state = self._states.get((room, last))
+                entry.keep(commit)
+            if states and index >= newest and commit.state is None:
+                state = entry.state_of(last)
                 if state is None and state_blob:
                     state = engine.state_from_json(orjson.loads(state_blob))
-                    self._states.put((room, last), state)
                 commit.state = state
             commits.append(commit)
         return commits
 
-    def _remember(
-        self,
-        room: str,
-        loaded: _Loaded,
-        record: RoomRecord,
-        events: Sequence[Event],
-        stored_acks: frozenset[str],
-        commit: Commit | None = None,
-    ) -> None:
-        state = loaded.state
-        self._latest.put(room, loaded)
-        self._states.put((room, state.version), state)
-        record.origin = _Origin(loaded.rev, stored_acks, loaded)
-        if events:
-            for event in events:
-                event.after = None  # the commit holds the one state a view is built of
-            if (room, events[-1].version) not in self._commits:  # not taken from its notice
-                self._keep(room, commit if commit is not None else Commit(events, state))
+    def _fcall(
+        self, name: str, keys: Sequence[str], args: Sequence[Any], *, read_only: bool = False
+    ) -> Awaitable[Any]:
+        """The function's reply, to await. On the open pipe this is the reply's future
+        itself, no coroutine frame on the path of every move: a caller awaiting it turns a
+        Redis failure into StoreUnavailable with `_recover`. Else `_call`'s coroutine, which
+        does that itself."""
+        pipe = self._pipe
+        link = pipe._usable() if pipe is not None else None
+        if link is None or "_call" in self.__dict__:  # (tests count the calls there)
+            return self._call(name, keys, args, read_only=read_only)
+        command = "FCALL_RO" if read_only else "FCALL"
+        return link.request(hiredis.pack_command((command, name, len(keys), *keys, *args)))
 
-    def _keep(self, room: str, commit: Commit) -> None:
-        self._commits.put((room, commit.last), commit)
-        recent = self._recent.get(room)
-        if recent is None:
-            recent = deque()
-            self._recent.put(room, recent)
-        if recent and recent[-1].last >= commit.last:
-            return  # an older commit read again for a slow socket: not among the newest
-        recent.append(commit)
-        if len(recent) > FRAMES_KEPT:
-            recent[-FRAMES_KEPT - 1].cache = None
-        if len(recent) > STATES_KEPT:
-            recent.popleft().forget_state()
+    async def _recover(
+        self,
+        exc: Exception,
+        name: str,
+        keys: Sequence[str],
+        args: Sequence[Any],
+        *,
+        read_only: bool = False,
+    ) -> Any:
+        """After `_fcall`'s future failed: nothing ran if Redis lacks the library (never
+        loaded, restarted without its AOF, FUNCTION FLUSH), so `_call` loads it and calls
+        once more; any other failure is StoreUnavailable (the outcome may be unknown)."""
+        if isinstance(exc, ResponseError) and "function not found" in str(exc).lower():
+            return await self._call(name, keys, args, read_only=read_only)
+        raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
 
     def _call(
         self, name: str, keys: Sequence[str], args: Sequence[Any], *, read_only: bool = False
-    ) -> Coroutine[Any, Any, Any]:
-        # The coroutine itself, not one more awaiting it: every frame on the way to the reply
-        # is resumed again when it comes.
+    ) -> Awaitable[Any]:
         load, pipe = self._load_functions, self._pipe
         return call_function(self.client, name, keys, args, load, read_only=read_only, pipe=pipe)
 
-    def _load_functions(self) -> Coroutine[Any, Any, None]:
+    def _load_functions(self) -> Awaitable[None]:
         return load_functions(self.client)
 
     _guard = staticmethod(guard)
 
 
-def _ack_field(member_id: str, command_id: str) -> str:
-    return f"{member_id}|{command_id}"
+def _held_since(entry: _Room, version: int) -> list[Commit] | None:
+    """The commits after `version` from this process's own (committed here or taken from
+    their notices), when it holds every commit up to the newest it heard of (the caller
+    checks that it hears the room's notices)."""
+    recent = entry.recent
+    if not recent:
+        return None
+    newest = recent[-1].last
+    if newest < version or newest < entry.heard:
+        return None
+    if newest == version:
+        return []
+    held: list[Commit] = []
+    expected = version + 1
+    for commit in recent:
+        if commit.last < expected:
+            continue
+        if commit.first != expected:
+            return None  # a notice was lost, or the room came back from a checkpoint
+        held.append(commit)
+        expected = commit.last + 1
+    return held or None
 
 
-def _same_meta(record: RoomRecord, loaded: _Loaded) -> bool:
-    """Whether `record` has the meta `loaded` was stored with (members, match, creation)."""
-    meta = loaded.meta
-    return (
-        record.members == loaded.members
-        and record.match_id == meta.get("m")
-        and record.created_at == meta.get("c")
+def _record(room: str, entry: _Room) -> RoomRecord:
+    members = entry.members
+    meta = entry.meta
+    if members is None:
+        members = entry.members = {d: Member(m[0], m[1], m[2]) for d, m in meta["mem"].items()}
+    return RoomRecord(
+        code=room,
+        state=entry.state,  # type: ignore[arg-type]
+        created_at=int(meta["c"]),
+        members=dict(members),  # a join adds to the record's own copy
+        match_id=meta.get("m"),
     )
 
 
@@ -656,8 +705,8 @@ def _meta(record: RoomRecord) -> dict[str, Any]:
 
 
 def _state_blob(state: State) -> bytes:
-    return orjson.dumps(engine.state_to_json(state), option=orjson.OPT_NON_STR_KEYS)
+    return orjson.dumps(engine.state_to_json(state), option=_DUMPS_OPTION)
 
 
 def _events_blob(events: Sequence[Event]) -> bytes:
-    return orjson.dumps([e.to_json() for e in events], option=orjson.OPT_NON_STR_KEYS)
+    return orjson.dumps([e.to_json() for e in events], option=_DUMPS_OPTION)
