@@ -409,13 +409,15 @@ export function faceOf(card) {
 }
 
 export function cardSymbol(face) {
-  if (face.kind === 'number') return String(face.value);
+  // A number card's number in the page's digits (Persian: ۰-۹); the action symbols (+2, ⊘)
+  // are drawn as they are printed on the cards.
+  if (face.kind === 'number') return formatNumber(face.value);
   return SYMBOLS[face.kind] ?? '?';
 }
 
 /** The short name of a kind: "7", "Skip", "Wild Draw Four"... */
 export function kindName(face) {
-  if (face.kind === 'number') return String(face.value);
+  if (face.kind === 'number') return formatNumber(face.value);
   if (face.kind === 'wild_custom' && face.label) return face.label;
   return t(`kind.${face.kind}`);
 }

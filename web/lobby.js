@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, displayName, seatName, countdown, listText } from './core.js';
+import { h, t, formatNumber, displayName, seatName, countdown, listText } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -99,7 +99,7 @@ export function lobbyScreen(S, actions) {
       testid: `lobby-seat-${seat.seat}`,
       dataset: { connected: String(!!seat.connected), bot: String(!!seat.bot), departed: String(seat.drop_at != null) },
     },
-    h('span', { class: 'seat-no' }, seat.seat + 1),
+    h('span', { class: 'seat-no' }, formatNumber(seat.seat + 1)),
     h('span', { class: 'seat-name', dir: 'auto' }, displayName(seat)),
     you && seat.seat === you.seat ? h('span', { class: 'muted' }, t('seat.you')) : null,
     seatBadges(seat, view),

