@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser import fake_views as fv
 from tests.browser.conftest import now_ms
-from tests.browser.fake_site import FakeSite
+from tests.browser.fake_site import ORIGIN, FakeSite
 
 pytestmark = pytest.mark.browser
 
@@ -52,3 +53,49 @@ def test_other_languages_keep_latin_digits(
     FakeSite(page, fv.classic_view(now_ms())).open_room(lang=lang)
     expect(page.get_by_test_id("card-1")).to_have_attribute("aria-label", re.compile(label))
     expect(page.get_by_test_id("card-1").locator(".corner").first).to_have_text("5")
+
+
+def match_record() -> dict[str, Any]:
+    return {
+        "match_id": "m1",
+        "room": "FAKEROOM",
+        "status": "finished",
+        "settings": {"target_score": 100, "scoring": "winner_collects"},
+        "players": [
+            {"seat": 0, "player_id": "p0", "name": "Ayşe"},
+            {"seat": 1, "player_id": "p1", "name": "Mikko"},
+        ],
+        "rounds": [
+            {"number": 1, "winner": 1, "points": [0, 40], "ended_at": 1},
+            {"number": 2, "winner": 0, "points": [35, 0], "ended_at": 2},
+            {"number": 3, "winner": 0, "points": [70, 0], "ended_at": 3},
+        ],
+        "scores": [105, 40],
+        "winner": 0,
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_score_chart_reads_in_the_pages_direction(
+    make_page: Callable[..., Page], lang: str
+) -> None:
+    page = make_page(locale="fa-IR" if lang == "fa" else "en-US", **PHONE)
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.routes = {"/api/matches/m1": (200, match_record())}
+    page.goto(f"{ORIGIN}/m/m1")
+    chart = page.get_by_test_id("score-chart")
+    expect(chart).to_be_visible()
+    rtl = lang == "fa"
+    # Rounds progress in reading order: leftward in Persian, from a score axis on the right.
+    points = chart.get_by_test_id("chart-seat-0").locator("polyline").get_attribute("points")
+    xs = [float(p.split(",")[0]) for p in (points or "").split()]
+    assert len(xs) == 4
+    assert xs == sorted(xs, reverse=rtl), xs
+    rounds = [chart.get_by_test_id(f"chart-round-{i}").bounding_box() for i in (1, 2, 3)]
+    lefts = [box["x"] for box in rounds if box]
+    assert len(lefts) == 3 and lefts == sorted(lefts, reverse=rtl), lefts
+    axis = chart.get_by_test_id("chart-y-axis").bounding_box()
+    svg = chart.locator("svg").bounding_box()
+    assert axis and svg
+    assert (axis["x"] > svg["x"] + svg["width"] / 2) == rtl
+    expect(chart.get_by_test_id("chart-round-3")).to_have_text("۳" if rtl else "3")
