@@ -99,3 +99,44 @@ def test_the_score_chart_reads_in_the_pages_direction(
     assert axis and svg
     assert (axis["x"] > svg["x"] + svg["width"] / 2) == rtl
     expect(chart.get_by_test_id("chart-round-3")).to_have_text("۳" if rtl else "3")
+
+
+def test_a_spectator_without_a_name_shows_once_as_spectator(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page(locale="fi-FI")
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang="fi")
+    lines = [
+        {"kind": "chat", "seat": None, "name": "Spectator", "text": "moi", "spectator": True},
+        {"kind": "chat", "seat": None, "name": "Spectator 2", "text": "hei", "spectator": True},
+        {"kind": "chat", "seat": None, "name": "Eve", "text": "onnea", "spectator": True},
+    ]
+    site.push_events(lines, fv.classic_view(now_ms()))
+    chat = page.get_by_test_id("chat-list").locator("li")
+    # It read "Spectator (katsoja)": the server's default name, then the role tag again.
+    expect(chat).to_have_text(["Katsoja: moi", "Katsoja 2: hei", "Eve (katsoja): onnea"])
+    # The screen reader's line says it once too.
+    live = page.get_by_test_id("live")
+    expect(live).to_contain_text("Katsoja: moi")
+    expect(live).to_contain_text("Eve (katsoja): onnea")
+    expect(live).not_to_contain_text("Spectator")
+    expect(live).not_to_contain_text("Katsoja (katsoja)")
+
+
+def test_watching_without_a_name_sends_none(make_page: Callable[..., Page]) -> None:
+    page = make_page(locale="tr-TR")
+    site = FakeSite(page, fv.classic_view(now_ms()), role="spectator")
+    site.routes = {
+        "/api/rooms/FAKEROOM/spectators": (201, {"token": "t-s", "spectator_id": "s_1"}),
+    }
+    page.goto(f"{ORIGIN}/r/FAKEROOM")
+    page.get_by_test_id("watch-btn").click()
+    expect(page).to_have_url(f"{ORIGIN}/r/FAKEROOM")
+    # Not the page's word for it ("İzleyici"), which every other reader saw in Turkish: the
+    # server names the spectator and each page says it in its own language.
+    for _ in range(50):
+        if site.requests:
+            break
+        page.wait_for_timeout(50)
+    assert site.requests == [{}]
