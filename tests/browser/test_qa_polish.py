@@ -140,3 +140,46 @@ def test_watching_without_a_name_sends_none(make_page: Callable[..., Page]) -> N
             break
         page.wait_for_timeout(50)
     assert site.requests == [{}]
+
+
+def one_line(page: Page) -> bool:
+    """Whether the connection pill's words and its button sit side by side on one line."""
+    return page.evaluate(
+        """() => {
+            const el = document.querySelector('[data-testid=conn]');
+            const boxes = [];
+            const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+            while (walk.nextNode()) {
+                if (walk.currentNode.parentElement.closest('button')) continue;
+                const r = document.createRange();
+                r.selectNodeContents(walk.currentNode);
+                boxes.push(...[...r.getClientRects()].filter((b) => b.width > 0));
+            }
+            for (const b of el.querySelectorAll('button')) boxes.push(b.getBoundingClientRect());
+            const top = Math.max(...boxes.map((b) => b.top));
+            const bottom = Math.min(...boxes.map((b) => b.bottom));
+            const box = el.getBoundingClientRect();
+            return boxes.length >= 2 && top < bottom && box.left >= 0 && box.right <= innerWidth;
+        }"""
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "tr", "fi", "fa"])
+def test_the_offline_pill_stays_on_one_line_on_a_phone(
+    make_page: Callable[..., Page], artifacts: Any, lang: str
+) -> None:
+    page = make_page(**PHONE)
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang=lang)
+    # From now on the server refuses every socket: the page stays offline, retrying.
+    page.route_web_socket("ws://uno.test/ws/rooms/*", lambda ws: ws.close(code=1011))
+    site.sockets[-1].close(code=1012)
+    pill = page.get_by_test_id("conn")
+    expect(pill).to_have_attribute("data-state", "offline")
+    expect(page.get_by_test_id("reconnect-btn")).to_be_visible()
+    assert one_line(page), pill.inner_text()
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    page.screenshot(
+        path=str(artifacts / f"offline-pill-{lang}.png"),
+        clip={"x": 0, "y": 0, "width": 390, "height": 140},
+    )
