@@ -250,13 +250,15 @@ function setConn(state) {
   const el = document.getElementById('conn');
   if (!el) return;
   el.dataset.state = state;
-  el.textContent = t(`conn.${state}`);
   el.title = t(`conn.${state}`);
   el.hidden = !S.session;
+  // One line on a phone too: the words are cut with an ellipsis (the title has them all)
+  // rather than wrapped under the button.
   // Replaced: the banner's "Play in this tab" is the one way back (not a second "Reconnect",
   // which named a connection problem there was not).
+  el.replaceChildren(h('span', { class: 'conn-text' }, t(`conn.${state}`)));
   if (state === 'offline') {
-    el.replaceChildren(t(`conn.${state}`), ' ', h('button', {
+    el.append(h('button', {
       type: 'button', class: 'small', testid: 'reconnect-btn', onclick: () => S.socket?.reconnectNow(),
     }, t('conn.retry')));
   }

@@ -409,13 +409,15 @@ export function faceOf(card) {
 }
 
 export function cardSymbol(face) {
-  if (face.kind === 'number') return String(face.value);
+  // A number card's number in the page's digits (Persian: ۰-۹); the action symbols (+2, ⊘)
+  // are drawn as they are printed on the cards.
+  if (face.kind === 'number') return formatNumber(face.value);
   return SYMBOLS[face.kind] ?? '?';
 }
 
 /** The short name of a kind: "7", "Skip", "Wild Draw Four"... */
 export function kindName(face) {
-  if (face.kind === 'number') return String(face.value);
+  if (face.kind === 'number') return formatNumber(face.value);
   if (face.kind === 'wild_custom' && face.label) return face.label;
   return t(`kind.${face.kind}`);
 }
@@ -507,6 +509,22 @@ export function displayName(seat) {
   return m ? t('seat.bot_name', { n: Number(m[1]) }) : seat.name;
 }
 
+/**
+ * A spectator's name as shown. One who gave no name is named "Spectator" by the server ("Spectator
+ * 2" when taken): the page says it in its own language, like a bot's name.
+ */
+export function spectatorName(name) {
+  const m = /^Spectator(?: (\d+))?$/.exec(name || '');
+  if (!name || (m && !m[1])) return t('spectator.someone');
+  return m ? `${t('spectator.someone')} ${formatNumber(Number(m[1]))}` : name;
+}
+
+/** True when a spectator shows only as the word "Spectator": a "(spectator)" tag would repeat it. */
+export function unnamedSpectator(name) {
+  const shown = spectatorName(name).replace(/ [\d\u06F0-\u06F9]+$/, '');
+  return shown === t('spectator.someone') || shown === t('join.spectator');
+}
+
 export function seatName(view, seat) {
   if (seat == null) return '';
   const s = view?.seats?.find((x) => x.seat === seat);
@@ -595,13 +613,17 @@ export function describe(ev, view) {
       return t(ev.reason === 'away' ? 'ev.player_left_away' : 'ev.player_left', { name: ev.name || p.name });
     case 'spectator_joined':
     case 'spectator_left':
-      return t(`ev.${ev.kind}`, { name: ev.name || t('spectator.someone') });
+      return t(`ev.${ev.kind}`, { name: spectatorName(ev.name) });
     case 'timer_expired':
       // A departed seat freed by its timer: the player_left that follows says it all.
       if (ev.timer === 'lobby_drop') return null;
       return t('ev.timer_expired', { ...p, timer: has(`timer.${ev.timer || ev.deadline}`) ? t(`timer.${ev.timer || ev.deadline}`) : '' });
     case 'chat':
-      return ev.spectator ? `${p.name} (${t('chat.spectator')}): ${p.text}` : `${p.name}: ${p.text}`;
+      if (!ev.spectator) return `${p.name}: ${p.text}`;
+      // A spectator's line says so, once: one without a name shows as just "Spectator".
+      return unnamedSpectator(ev.name)
+        ? `${spectatorName(ev.name)}: ${p.text}`
+        : `${p.name} (${t('chat.spectator')}): ${p.text}`;
     default:
       if (has(`ev.${ev.kind}`)) return t(`ev.${ev.kind}`, p);
       return null;

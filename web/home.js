@@ -150,7 +150,9 @@ export function joinScreen(S, actions) {
     if (typed && name.check(true)) { name.input.focus(); return; }
     const who = typed ? name.value() : t('join.spectator');
     try {
-      done(await api.watchRoom(room, who), 'spectator', who);
+      // No name typed: none is sent, and the server's "Spectator" is shown to each reader in
+      // their own language.
+      done(await api.watchRoom(room, typed ? who : undefined), 'spectator', who);
     } catch (err) {
       status.textContent = errorText(err);
     }

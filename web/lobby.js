@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, displayName, seatName, countdown, listText } from './core.js';
+import { h, t, formatNumber, displayName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -99,7 +99,7 @@ export function lobbyScreen(S, actions) {
       testid: `lobby-seat-${seat.seat}`,
       dataset: { connected: String(!!seat.connected), bot: String(!!seat.bot), departed: String(seat.drop_at != null) },
     },
-    h('span', { class: 'seat-no' }, seat.seat + 1),
+    h('span', { class: 'seat-no' }, formatNumber(seat.seat + 1)),
     h('span', { class: 'seat-name', dir: 'auto' }, displayName(seat)),
     you && seat.seat === you.seat ? h('span', { class: 'muted' }, t('seat.you')) : null,
     seatBadges(seat, view),
@@ -175,8 +175,9 @@ export function chatPanel(S, actions) {
     S.log.filter((e) => e.event.kind === 'chat').slice(-50).map(({ event: m, names, version }) =>
       h('li', { class: m.spectator && 'from-spectator', dataset: { ...(version != null ? { key: `chat-${version}` } : {}), spectator: String(!!m.spectator) } },
         h('b', { dir: 'auto' }, nameOf(names, m)),
-        // A spectator's line says so: it cannot pass for a player's.
-        m.spectator ? h('span', { class: 'chat-mark' }, ` (${t('chat.spectator')})`) : null,
+        // A spectator's line says so: it cannot pass for a player's (once: one who gave no
+        // name already shows as "Spectator").
+        m.spectator && !unnamedSpectator(m.name) ? h('span', { class: 'chat-mark' }, ` (${t('chat.spectator')})`) : null,
         ': ', h('span', { dir: 'auto' }, m.text))));
   queueMicrotask(() => { if (!list.isConnected) return; list.scrollTop = list.scrollHeight; });
   return h('div', { class: 'panel chat' },
@@ -200,6 +201,7 @@ export function chatPanel(S, actions) {
 }
 
 function nameOf(names, m) {
+  if (m.spectator) return spectatorName(m.name);
   if (m.name) return m.name;
   const s = names?.find((x) => x.seat === m.seat);
   return s ? s.name : t('spectator.someone');

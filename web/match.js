@@ -1,7 +1,7 @@
 // The match record, readable: a table of every round's points and a chart of the scores over
 // the rounds (inline SVG). Shown in the round summary and on the page /m/{match_id}; the JSON
 // stays at /api/matches/{match_id}. Loaded only when one of them is shown.
-import { h, s, t, formatNumber, api, errorText, listText, homeLink } from './core.js';
+import { h, s, t, formatNumber, api, errorText, listText, homeLink, LANGUAGES, language } from './core.js';
 
 const LINE_COLORS = ['#d72600', '#0956bf', '#2f8f0f', '#a07800', '#7b3fa0', '#00838f', '#c2185b', '#5d4037', '#455a64', '#ef6c00'];
 
@@ -30,18 +30,26 @@ export function scoreChart(match) {
   const st = match.settings || {};
   const target = st.scoring !== 'none' && !st.match_rounds ? st.target_score : null;
   const top = Math.max(10, target || 0, ...rows.flat());
-  const x = (i) => pad.l + ((W - pad.l - pad.r) * i) / Math.max(1, rows.length);
+  // Rounds run in the page's reading direction: left to right, or in Persian right to left
+  // with the score axis on the right (every x is mirrored; the SVG itself stays ltr so its
+  // text anchors mean left and right).
+  const rtl = LANGUAGES[language()].dir === 'rtl';
+  const mx = (v) => (rtl ? W - v : v);
+  const x = (i) => mx(pad.l + ((W - pad.l - pad.r) * i) / Math.max(1, rows.length));
   const y = (v) => H - pad.b - ((H - pad.t - pad.b) * v) / top;
+  const axisX = mx(pad.l);
+  const endX = mx(W - pad.r);
+  const tickX = mx(pad.l - 6);
+  const anchor = rtl ? 'start' : 'end';
   const summary = listText(players.map((p) => `${p.name} ${formatNumber(rows.at(-1)?.[p.seat] ?? 0)}`));
   return h('figure', { class: 'score-chart', testid: 'score-chart' },
-    // Rounds run left to right in every language (the axis labels too).
     s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', direction: 'ltr', 'aria-label': t('match.chart', { scores: summary }) },
-      s('line', { x1: pad.l, y1: y(0), x2: W - pad.r, y2: y(0), class: 'axis' }),
-      s('line', { x1: pad.l, y1: pad.t, x2: pad.l, y2: y(0), class: 'axis' }),
-      s('text', { x: pad.l - 6, y: y(top) + 4, class: 'tick', 'text-anchor': 'end' }, formatNumber(top)),
-      s('text', { x: pad.l - 6, y: y(0) + 4, class: 'tick', 'text-anchor': 'end' }, formatNumber(0)),
-      rows.map((_, i) => s('text', { x: x(i + 1), y: H - 8, class: 'tick', 'text-anchor': 'middle' }, formatNumber(i + 1))),
-      target ? s('line', { x1: pad.l, y1: y(target), x2: W - pad.r, y2: y(target), class: 'target', 'data-testid': 'chart-target' }) : null,
+      s('line', { x1: axisX, y1: y(0), x2: endX, y2: y(0), class: 'axis' }),
+      s('line', { x1: axisX, y1: pad.t, x2: axisX, y2: y(0), class: 'axis', 'data-testid': 'chart-y-axis' }),
+      s('text', { x: tickX, y: y(top) + 4, class: 'tick', 'text-anchor': anchor }, formatNumber(top)),
+      s('text', { x: tickX, y: y(0) + 4, class: 'tick', 'text-anchor': anchor }, formatNumber(0)),
+      rows.map((_, i) => s('text', { x: x(i + 1), y: H - 8, class: 'tick', 'text-anchor': 'middle', 'data-testid': `chart-round-${i + 1}` }, formatNumber(i + 1))),
+      target ? s('line', { x1: axisX, y1: y(target), x2: endX, y2: y(target), class: 'target', 'data-testid': 'chart-target' }) : null,
       players.map((p, k) => {
         const pts = [[x(0), y(0)], ...rows.map((r, i) => [x(i + 1), y(r[p.seat] ?? 0)])];
         const color = LINE_COLORS[k % LINE_COLORS.length];

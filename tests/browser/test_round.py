@@ -225,7 +225,7 @@ def test_full_round(
         # The missed event itself arrived (resumed with `since`), not only the new view.
         # (Persian isolates every inserted name and card: U+2068 ... U+2069, not word characters.)
         expect(c.get_by_test_id("event-log")).to_contain_text(
-            re.compile(r"Ayşe\W* بازی کرد: \W*3\W* \W*قرمز")
+            re.compile(r"Ayşe\W* بازی کرد: \W*۳\W* \W*قرمز")
         )
         expect(c.get_by_test_id("discard-top")).to_have_attribute(
             "data-card-id", str(script.a_reds[2])
