@@ -74,8 +74,8 @@ typecheck: $(STAMP)
 # The browser suite runs in its own process: Playwright's sync API keeps an event loop
 # running in the main thread, which the asyncio tests must not share.
 pytest: $(STAMP) $(NATIVE)
-	$(PY) -m pytest -q -p no:cacheprovider --ignore=tests/browser
-	$(PY) -m pytest -q -p no:cacheprovider tests/browser
+	$(PY) -m pytest -q -p no:cacheprovider --durations=20 --ignore=tests/browser
+	$(PY) -m pytest -q -p no:cacheprovider --durations=10 tests/browser
 
 test: lint typecheck pytest
 

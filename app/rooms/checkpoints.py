@@ -53,6 +53,11 @@ class Checkpointer:
         """A commit landed (the hot path: a set insertion, nothing more)."""
         self._changed.add(room)
 
+    @property
+    def changed_rooms(self) -> set[str]:
+        """The set `changed` adds to, for a store to add to itself (no call per commit)."""
+        return self._changed
+
     async def start(self) -> None:
         if self._task is None and self.interval > 0:
             self._task = asyncio.create_task(self._run(), name="room-checkpoints")
@@ -78,7 +83,8 @@ class Checkpointer:
 
     async def flush(self) -> int:
         """Checkpoint every room changed since the last pass; how many were written."""
-        rooms, self._changed = self._changed, set()
+        rooms = set(self._changed)  # the set itself stays: the store adds to it
+        self._changed.clear()
         pending = sorted(rooms)
         written = 0
         try:

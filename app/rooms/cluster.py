@@ -55,7 +55,7 @@ class Cluster:
             check_seconds=config.redis_check_seconds,
             heard=self.store.heard,
         )
-        self.store.listening = self.bus.listening
+        self.store.listening = self.bus.listening_test()
         self.store.announce = self.bus.local
         self.rounds = RoundStreamConsumer(
             self.client,
@@ -78,7 +78,7 @@ class Cluster:
             interval=self._config.checkpoint_seconds,
         )
         if self._config.checkpoint_seconds > 0:
-            self.store.written = self.checkpoints.changed
+            self.store.written = self.checkpoints.changed_rooms
         self.presence = Presence(
             self.client,
             self._config.redis_prefix,

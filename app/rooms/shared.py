@@ -65,7 +65,7 @@ def retried(
         if method.__name__ == "submit":  # (room, who, command)
             who, cmd = args[1], args[2]
             command = (who.member_id, cmd.command_id)  # type: ignore[attr-defined]
-        return shared.run(method.__name__, lambda: method(service, *args, **kwargs), command)
+        return shared.run(method.__name__, command, method, service, *args, **kwargs)
 
     run.__name__ = method.__name__
     run.__qualname__ = method.__qualname__
@@ -115,8 +115,11 @@ class SharedRooms:
     async def run(
         self,
         name: str,
-        attempt: Callable[[], Awaitable[R]],
-        command: tuple[str, str] | None = None,
+        command: tuple[str, str] | None,
+        attempt: Callable[..., Awaitable[R]],
+        /,
+        *args: Any,
+        **kwargs: Any,
     ) -> R:
         from app.rooms.service import Outcome, RoomError, remembered
 
@@ -124,7 +127,7 @@ class SharedRooms:
             # A command's identity rides along so that `load` fetches its recorded ack.
             token = current_command.set(command) if command is not None else None
             try:
-                return await attempt()
+                return await attempt(*args, **kwargs)
             except DuplicateCommand as dup:
                 if command is None:
                     raise
@@ -161,21 +164,17 @@ class SharedRooms:
         expected = record.version
         now = service.clock()
         await self.rounds.report(record, events, now)
-        rounds = [encode_round(r) for r in self.rounds.take(room)]
+        pending = self.rounds.pending.pop(room, None)
         record.state = state
-        wake_at = service._next_wake(room, state)
-        observers = service.commit_observers
         await self.store.commit_shared(
             room,
             expected,
             record,
             events,
-            wake_at=wake_at,
-            rounds=rounds,
+            wake_at=service._next_wake(room, state),
+            rounds=list(map(encode_round, pending)) if pending else (),
             # Only a commit that won is observed (a lost attempt is re-run on the new state).
-            stored=(lambda: [observe(room, events) for observe in observers])
-            if observers
-            else None,
+            observers=service.commit_observers,
         )
 
     def plan(self, room: str, state: State) -> None:

@@ -261,9 +261,11 @@ class MemoryRecorder:
             known = self._checkpoints.get(cp.room)
             if known is None or known[0].version < cp.version:
                 state = cp.state
-                if not isinstance(state, bytes):
-                    state = orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
-                self._checkpoints[cp.room] = (replace(cp, state={}), state)
+                if isinstance(state, bytes):
+                    self._checkpoints[cp.room] = (cp, state)  # (no copy made of the record)
+                else:
+                    blob = orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
+                    self._checkpoints[cp.room] = (replace(cp, state={}), blob)
 
     async def latest_checkpoint(self, room: str) -> RoomCheckpoint | None:
         known = self._checkpoints.get(room)

@@ -63,10 +63,11 @@ class SharedRoomStore(RoomStore, Protocol):
         *,
         wake_at: int | None,
         rounds: Sequence[bytes] = (),
-        stored: Callable[[], object] | None = None,
+        observers: Sequence[Callable[[str, Sequence[Event]], object]] = (),
     ) -> None:
-        """Raises CommitConflict, DuplicateCommand or StoreUnavailable. `stored` is called
-        once the commit won, before the events are handed to the history."""
+        """Raises CommitConflict, DuplicateCommand or StoreUnavailable. Each of `observers`
+        is told (room, events) once the commit won, before the events are handed to the
+        history."""
         ...
 
     async def reschedule(self, room: str, version: int, wake_at: int | None) -> None:

@@ -60,7 +60,7 @@ async def _service(
     )
     service.share(store)
     checkpoints = Checkpointer(store, recorder, service.clock, interval=3600)
-    store.written = checkpoints.changed
+    store.written = checkpoints.changed_rooms
     return service, checkpoints
 
 

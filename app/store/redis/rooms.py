@@ -166,9 +166,9 @@ class RedisRoomStore:
         # commit's reply arrives: kept from here rather than decoded from the notice.
         self._mark = b'{"by":"' + secrets.token_hex(8).encode() + b'",'
         self._flying: dict[tuple[str, int], Commit] = {}
-        # Told the code of each room this process wrote (created or committed): the
-        # checkpointer's set of changed rooms (app/rooms/checkpoints.py).
-        self.written: Callable[[str], None] | None = None
+        # The code of each room this process wrote (created or committed) is added here:
+        # the checkpointer's set of changed rooms (app/rooms/checkpoints.py).
+        self.written: set[str] | None = None
         # Whether this process hears every notice of the room (the bus is subscribed to it):
         # only then does the newest commit it holds tell that no newer one exists.
         self.listening: Callable[[str], bool] = lambda room: False
@@ -241,7 +241,7 @@ class RedisRoomStore:
                 event.after = None  # the commit holds the one state a view is built of
             entry.keep(Commit(events, record.state))
         if self.written is not None:
-            self.written(room)
+            self.written.add(room)
         return True
 
     async def load(self, room: str) -> RoomRecord | None:
@@ -325,7 +325,7 @@ class RedisRoomStore:
         *,
         wake_at: int | None,
         rounds: Sequence[bytes] = (),
-        stored: Callable[[], object] | None = None,
+        observers: Sequence[Callable[[str, Sequence[Event]], object]] = (),
     ) -> None:
         origin = record.origin
         entry: _Room
@@ -364,7 +364,7 @@ class RedisRoomStore:
             version,
             state_blob,
             meta_blob,
-            _events_blob(events) if events else "",
+            orjson.dumps(list(map(_event_json, events)), option=_DUMPS_OPTION) if events else "",
             events[0].version if events else version,
             "" if wake_at is None else wake_at,
             self._ttl_ms,
@@ -398,8 +398,8 @@ class RedisRoomStore:
                 raise DuplicateCommand(int(reply[1]))
             entry.rev = 0  # "stale", or "gone" (expired or deleted meanwhile): read it again
             raise CommitConflict(outcome.decode())
-        if stored is not None:
-            stored()  # before the events lose their states (commit observers, tests)
+        for observe in observers:  # before the events lose their states
+            observe(room, events)
         new_rev = int(reply[1])
         if new_rev > entry.rev:  # (a newer commit's notice may have been heard meanwhile)
             entry.rev, entry.state, entry.meta = new_rev, state, meta
@@ -417,13 +417,16 @@ class RedisRoomStore:
                 event.after = None  # the commit holds the one state a view is built of
             entry.keep(commit)
         if self.written is not None:
-            self.written(room)
+            self.written.add(room)
         if announce is not None and version != expected_version:
             announce(room, version, head)
 
     async def commits_since(self, room: str, version: int) -> list[Commit] | None:
         entry = self._rooms.get(room)
         if entry is not None and version >= 0 and self.listening(room):
+            recent = entry.recent
+            if recent and recent[-1].first == version + 1 and recent[-1].last >= entry.heard:
+                return [recent[-1]]  # the usual read: the one newest commit
             held = _held_since(entry, version)
             if held is not None:
                 return held
@@ -709,4 +712,7 @@ def _state_blob(state: State) -> bytes:
 
 
 def _events_blob(events: Sequence[Event]) -> bytes:
-    return orjson.dumps([e.to_json() for e in events], option=_DUMPS_OPTION)
+    return orjson.dumps(list(map(_event_json, events)), option=_DUMPS_OPTION)
+
+
+_event_json = Event.to_json
