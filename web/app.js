@@ -469,7 +469,7 @@ function mergeLog(list) {
  * is re-read in the language picked later and names stay right after seats move.
  */
 function seatNames(view) {
-  return (view?.seats || []).map((x) => ({ seat: x.seat, name: x.name, bot: !!x.bot }));
+  return (view?.seats || []).map((x) => ({ seat: x.seat, name: x.name, bot: !!x.bot, player_id: x.player_id ?? null }));
 }
 
 function addLog(ev, version, announceIt, names = seatNames(S.view)) {

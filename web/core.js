@@ -502,11 +502,35 @@ export function handOrder(a, b) {
 // === event sentences =====================================================================
 // Human sentences for events (the log, the live region). Only what the event itself says.
 
+/**
+ * True when a seat (a view's seat, a player_joined/left event, a match record's player) is a bot
+ * the server added. Its player id says so ("bot-…"; a human's is "p_…"): a human who leaves a
+ * game keeps the seat as `"bot": true` under the human's own name, and a human may be called
+ * "Bot 3". Without a player id, the `bot` flag.
+ */
+export function isServerBot(seat) {
+  const id = seat?.player_id;
+  if (typeof id === 'string' && id) return id.startsWith('bot-');
+  return seat?.bot === true;
+}
+
 /** A seat's name as shown: the server names bots "Bot 3", the page says it in its language. */
 export function displayName(seat) {
   if (!seat) return '';
-  const m = seat.bot && /^Bot (\d+)$/.exec(seat.name || '');
+  const m = isServerBot(seat) && /^Bot (\d+)$/.exec(seat.name || '');
   return m ? t('seat.bot_name', { n: Number(m[1]) }) : seat.name;
+}
+
+/**
+ * The name an event carries, as shown: a bot's in the page's language. The event's own `bot` and
+ * `player_id` say whose it is (player_joined, player_left); else the seat of that number in
+ * `view`, when it has that very name.
+ */
+export function eventName(ev, view) {
+  if (typeof ev?.name !== 'string' || !ev.name) return '';
+  if (ev.player_id != null || ev.bot != null) return displayName(ev);
+  const s = view?.seats?.find((x) => x.seat === ev.seat && x.name === ev.name);
+  return s ? displayName(s) : ev.name;
 }
 
 /**
@@ -541,7 +565,7 @@ export function describe(ev, view) {
   const seat = pick(ev, 'seat', 'player', 'by');
   const p = {
     // An event that names its player is read as sent: seat numbers move when a lobby seat leaves.
-    name: typeof ev.name === 'string' && ev.name ? ev.name : seatName(view, seat),
+    name: typeof ev.name === 'string' && ev.name ? eventName(ev, view) : seatName(view, seat),
     target: seatName(view, pick(ev, 'target', 'victim', 'to', 'caught')),
     by: seatName(view, pick(ev, 'by', 'catcher', 'challenger')),
     color: colorName(pick(ev, 'color')),
@@ -608,9 +632,9 @@ export function describe(ev, view) {
     case 'round_started':
       return t('ev.round_started', { round: p.round, name: seatName(view, pick(ev, 'dealer')) });
     case 'player_joined':
-      return t('ev.player_joined', { name: ev.name || p.name });
+      return t('ev.player_joined', { name: p.name });
     case 'player_left':
-      return t(ev.reason === 'away' ? 'ev.player_left_away' : 'ev.player_left', { name: ev.name || p.name });
+      return t(ev.reason === 'away' ? 'ev.player_left_away' : 'ev.player_left', { name: p.name });
     case 'spectator_joined':
     case 'spectator_left':
       return t(`ev.${ev.kind}`, { name: spectatorName(ev.name) });

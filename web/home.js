@@ -1,5 +1,5 @@
 // Home (create a room, host a tournament), the join-by-link form.
-import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName, listText, homeLink } from './core.js';
+import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName, listText, homeLink, displayName } from './core.js';
 import { clampName, nameProblem, normalName } from './names.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
@@ -211,7 +211,7 @@ export function joinScreen(S, actions) {
 
   const show = (sum) => {
     const seats = sum.seats || [];
-    const players = seats.map((x) => x.name).filter(Boolean);
+    const players = seats.map((x) => displayName(x)).filter(Boolean);
     const max = sum.settings?.max_players ?? null;
     info.replaceChildren(
       h('p', {}, t('join.status', { status: t(`status.${sum.status}`) })),

@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, formatNumber, displayName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
+import { h, t, formatNumber, displayName, eventName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -202,9 +202,9 @@ export function chatPanel(S, actions) {
 
 function nameOf(names, m) {
   if (m.spectator) return spectatorName(m.name);
-  if (m.name) return m.name;
+  if (m.name) return eventName(m, { seats: names });
   const s = names?.find((x) => x.seat === m.seat);
-  return s ? s.name : t('spectator.someone');
+  return s ? displayName(s) : t('spectator.someone');
 }
 
 /** A spectator's way out: forget the spectator's token and go home (no seat to give up). */

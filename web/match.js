@@ -1,7 +1,7 @@
 // The match record, readable: a table of every round's points and a chart of the scores over
 // the rounds (inline SVG). Shown in the round summary and on the page /m/{match_id}; the JSON
 // stays at /api/matches/{match_id}. Loaded only when one of them is shown.
-import { h, s, t, formatNumber, api, errorText, listText, homeLink, LANGUAGES, language } from './core.js';
+import { h, s, t, formatNumber, api, errorText, listText, homeLink, LANGUAGES, language, displayName } from './core.js';
 
 const LINE_COLORS = ['#d72600', '#0956bf', '#2f8f0f', '#a07800', '#7b3fa0', '#00838f', '#c2185b', '#5d4037', '#455a64', '#ef6c00'];
 
@@ -16,7 +16,8 @@ export function totalsByRound(match) {
 }
 
 function nameOf(match, seat) {
-  return match.players?.find((p) => p.seat === seat)?.name ?? t('seat.n', { n: seat + 1 });
+  const p = match.players?.find((x) => x.seat === seat);
+  return p?.name != null ? displayName(p) : t('seat.n', { n: seat + 1 });
 }
 
 /** A line per player over the rounds, a dashed line at the target score. */
@@ -41,7 +42,7 @@ export function scoreChart(match) {
   const endX = mx(W - pad.r);
   const tickX = mx(pad.l - 6);
   const anchor = rtl ? 'start' : 'end';
-  const summary = listText(players.map((p) => `${p.name} ${formatNumber(rows.at(-1)?.[p.seat] ?? 0)}`));
+  const summary = listText(players.map((p) => `${displayName(p)} ${formatNumber(rows.at(-1)?.[p.seat] ?? 0)}`));
   return h('figure', { class: 'score-chart', testid: 'score-chart' },
     s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', direction: 'ltr', 'aria-label': t('match.chart', { scores: summary }) },
       s('line', { x1: axisX, y1: y(0), x2: endX, y2: y(0), class: 'axis' }),
@@ -59,7 +60,7 @@ export function scoreChart(match) {
       })),
     h('figcaption', { class: 'legend' }, players.map((p, k) => h('span', { class: 'key' },
       h('span', { class: 'swatch-line', style: { '--c': LINE_COLORS[k % LINE_COLORS.length] }, 'aria-hidden': 'true' }),
-      h('bdi', {}, p.name)))));
+      h('bdi', {}, displayName(p))))));
 }
 
 /** Every round's points, the winner marked, and the totals. */
@@ -67,7 +68,7 @@ export function roundsTable(match) {
   const players = match.players || [];
   const rows = totalsByRound(match);
   return h('table', { class: 'scores rounds-table', testid: 'rounds-table' },
-    h('thead', {}, h('tr', {}, h('th', {}, t('match.round')), players.map((p) => h('th', { class: 'num' }, h('bdi', {}, p.name))))),
+    h('thead', {}, h('tr', {}, h('th', {}, t('match.round')), players.map((p) => h('th', { class: 'num' }, h('bdi', {}, displayName(p)))))),
     h('tbody', {}, (match.rounds || []).map((r, i) => h('tr', { testid: `round-row-${r.number ?? i + 1}` },
       h('th', {}, formatNumber(r.number ?? i + 1)),
       players.map((p) => h('td', { class: ['num', r.winner === p.seat && 'won'] },

@@ -1,6 +1,6 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
-import { h, api, t, formatNumber, displayName, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, describe, ring, trapTab } from './core.js';
+import { h, api, t, formatNumber, displayName, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab } from './core.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectatorCount, hostCountdown } from './lobby.js';
 
 
@@ -117,7 +117,9 @@ function lastPlay(S) {
 
 function playerOf(entry) {
   const ev = entry.event;
-  return ev.name || entry.names?.find((x) => x.seat === ev.seat)?.name || t('seat.n', { n: (ev.seat ?? 0) + 1 });
+  // The names of that moment; a bot's in the page's language.
+  const then = { seats: entry.names };
+  return eventName(ev, then) || seatName(then, ev.seat ?? 0);
 }
 
 function recentPlays(S) {
@@ -516,7 +518,7 @@ function historyPart(S, actions, matchId) {
     Promise.all([import('./match.js'), api.match(matchId).catch(() => null)]).then(([m, match]) => {
       matchModule = m;
       const seats = S.view?.seats || [];
-      const record = match || { players: seats.map((x) => ({ seat: x.seat, name: x.name })), rounds: [], settings: S.view?.settings };
+      const record = match || { players: seats.map((x) => ({ seat: x.seat, name: x.name, player_id: x.player_id, bot: x.bot })), rounds: [], settings: S.view?.settings };
       const rounds = [...(record.rounds || [])];
       if (ev?.round && !rounds.some((r) => r.number === ev.round)) rounds.push({ number: ev.round, winner: ev.winner, points: ev.points || [] });
       S.matchRecord = { key, match: { ...record, rounds } };

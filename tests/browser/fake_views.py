@@ -55,7 +55,7 @@ def classic_view(server_time: int = NOW) -> dict[str, Any]:
         "seats": [
             seat(0, "Ayşe", 7),
             seat(1, "Mikko", 1, uno=False),
-            seat(2, "Bot 3", 4, bot=True),
+            seat(2, "Bot 3", 4, bot=True, player_id="bot-73148152680a1839"),
             seat(3, "Sara", 6, connected=False, afk=True),
         ],
         "you": {
@@ -163,7 +163,7 @@ def lobby_view(server_time: int = NOW) -> dict[str, Any]:
     view.update(status="lobby", round=0, match_id=None)
     view["seats"] = [
         seat(0, "Ayşe", 0),
-        seat(1, "Bot 2", 0, bot=True),
+        seat(1, "Bot 2", 0, bot=True, player_id="bot-5e0c2a9b41d7f380"),
         seat(2, "Mikko", 0, connected=False),
     ]
     view["you"] = {"seat": 0, "hand": [], "moves": {"play": [], "start": True}}

@@ -421,7 +421,7 @@ def match_record() -> dict[str, Any]:
         "players": [
             {"seat": 0, "player_id": "p0", "name": "Ayşe"},
             {"seat": 1, "player_id": "p1", "name": "Mikko"},
-            {"seat": 2, "player_id": "p2", "name": "Bot 3"},
+            {"seat": 2, "player_id": "bot-73148152680a1839", "name": "Bot 3", "bot": True},
         ],
         "rounds": [
             {"number": 1, "winner": 1, "points": [0, 40, 0], "ended_at": 1},
