@@ -187,3 +187,23 @@ def round_ended_event() -> dict[str, Any]:
         "scores": [79, 0, 0, 0],
         "match_id": "m1",
     }
+
+
+def match_record(
+    players: list[dict[str, Any]], rounds: list[tuple[int, list[int]]], winner: int
+) -> dict[str, Any]:
+    """A finished match as GET /api/matches/{id} answers it (target 100, winner collects):
+    `rounds` are (winner, points per seat); the scores are their sums."""
+    return {
+        "match_id": "m1",
+        "room": "FAKEROOM",
+        "status": "finished",
+        "settings": {"target_score": 100, "scoring": "winner_collects"},
+        "players": players,
+        "rounds": [
+            {"number": n, "winner": w, "points": points, "ended_at": n}
+            for n, (w, points) in enumerate(rounds, 1)
+        ],
+        "scores": [sum(column) for column in zip(*(points for _, points in rounds), strict=True)],
+        "winner": winner,
+    }

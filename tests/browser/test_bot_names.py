@@ -125,23 +125,15 @@ def test_a_human_called_bot_keeps_the_name(make_page: Callable[..., Page]) -> No
 def match_record() -> dict[str, Any]:
     """As GET /api/matches/{id} answers from the in-memory recorder: players without `bot`,
     a bot told by its player id. Seat 2 is a human who chose the name "Bot 7"."""
-    return {
-        "match_id": "m1",
-        "room": "FAKEROOM",
-        "status": "finished",
-        "settings": {"target_score": 100, "scoring": "winner_collects"},
-        "players": [
+    return fv.match_record(
+        [
             {"seat": 0, "player_id": "p_X4oHrZpyT9sM", "name": "Ayşe"},
             {"seat": 1, "player_id": BOT_ID, "name": "Bot 3"},
             {"seat": 2, "player_id": "p_Ecc7QsdnzFBA", "name": "Bot 7"},
         ],
-        "rounds": [
-            {"number": 1, "winner": 1, "points": [0, 60, 0], "ended_at": 1},
-            {"number": 2, "winner": 1, "points": [0, 50, 0], "ended_at": 2},
-        ],
-        "scores": [0, 110, 0],
-        "winner": 1,
-    }
+        [(1, [0, 60, 0]), (1, [0, 50, 0])],
+        winner=1,
+    )
 
 
 @pytest.mark.parametrize(("lang", "locale", "bot3", "bot4", "played"), LANGS, ids=["fi", "fa"])

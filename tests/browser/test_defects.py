@@ -413,24 +413,15 @@ def test_d10_a_long_unbroken_name_and_word_stay_inside_their_panels(
 
 
 def match_record() -> dict[str, Any]:
-    return {
-        "match_id": "m1",
-        "room": "FAKEROOM",
-        "status": "finished",
-        "settings": {"target_score": 100, "scoring": "winner_collects"},
-        "players": [
+    return fv.match_record(
+        [
             {"seat": 0, "player_id": "p0", "name": "Ayşe"},
             {"seat": 1, "player_id": "p1", "name": "Mikko"},
             {"seat": 2, "player_id": "bot-73148152680a1839", "name": "Bot 3", "bot": True},
         ],
-        "rounds": [
-            {"number": 1, "winner": 1, "points": [0, 40, 0], "ended_at": 1},
-            {"number": 2, "winner": 0, "points": [35, 0, 0], "ended_at": 2},
-            {"number": 3, "winner": 0, "points": [70, 0, 0], "ended_at": 3},
-        ],
-        "scores": [105, 40, 0],
-        "winner": 0,
-    }
+        [(1, [0, 40, 0]), (0, [35, 0, 0]), (0, [70, 0, 0])],
+        winner=0,
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "fa"])

@@ -56,23 +56,14 @@ def test_other_languages_keep_latin_digits(
 
 
 def match_record() -> dict[str, Any]:
-    return {
-        "match_id": "m1",
-        "room": "FAKEROOM",
-        "status": "finished",
-        "settings": {"target_score": 100, "scoring": "winner_collects"},
-        "players": [
+    return fv.match_record(
+        [
             {"seat": 0, "player_id": "p0", "name": "Ayşe"},
             {"seat": 1, "player_id": "p1", "name": "Mikko"},
         ],
-        "rounds": [
-            {"number": 1, "winner": 1, "points": [0, 40], "ended_at": 1},
-            {"number": 2, "winner": 0, "points": [35, 0], "ended_at": 2},
-            {"number": 3, "winner": 0, "points": [70, 0], "ended_at": 3},
-        ],
-        "scores": [105, 40],
-        "winner": 0,
-    }
+        [(1, [0, 40]), (0, [35, 0]), (0, [70, 0])],
+        winner=0,
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "fa"])
