@@ -24,6 +24,46 @@ class DeckPicker:
         raise LookupError(f"no {color} {kind} {value} left in the deck listing")
 
 
+def short_round_deck(cards: list[dict[str, Any]]) -> list[int]:
+    """A `deck_order` for a round of a person against one bot, the bot dealing: seat 0 holds
+    red 1-7 and starts on a red 0; the bot holds, and first draws, only 8s and 9s of other
+    colors, so it draws and passes while the person plays red 1-7 (the shortest whole round)."""
+    pick = DeckPicker(cards)
+    human = [pick.take("red", "number", v) for v in range(1, 8)]
+    others = [(c, v) for v in (8, 9) for c in ("green", "yellow", "blue") for _ in range(2)]
+    bot = [pick.take(c, "number", v) for c, v in others[:7]]
+    first = pick.take("red", "number", 0)
+    pile = [pick.take(c, "number", v) for c, v in others[7:]]
+    order = [card for pair in zip(human, bot, strict=True) for card in pair] + [first, *pile]
+    return order + [int(c["id"]) for c in pick.left]
+
+
+def draw_pass_round_deck(cards: list[dict[str, Any]]) -> list[int]:
+    """A short whole round of a person (seat 0) against one bot (the dealer) that needs every
+    control of a turn: the person plays red 1-4, 6 and 7 on a red 0 (the bot draws and passes:
+    it holds and draws only cards no red number matches), calls UNO, is left with a blue 5,
+    draws a blue 9 (the turn ends), draws a red 5 and plays it, plays the blue 5; the bot
+    answers with a blue 8 or 9, and the blue 9 ends the round."""
+    pick = DeckPicker(cards)
+    human = [pick.take("red", "number", v) for v in (1, 2, 3, 4, 6, 7)]
+    human.append(pick.take("blue", "number", 5))
+    blue_9 = pick.take("blue", "number", 9)
+    red_5 = pick.take("red", "number", 5)
+    # Nothing the bot holds or draws matches a red number; only its blue 8s and 9 match the
+    # blue 5 at the end.
+    safe = [(c, v) for v in (8, 9) for c in ("green", "yellow") for _ in range(2)]
+    safe += [("blue", 8), ("blue", 8), ("blue", 9), ("green", 0), ("yellow", 0), ("blue", 0)]
+    bot = [pick.take(c, "number", v) for c, v in safe[:7]]
+    first = pick.take("red", "number", 0)
+    draws = [pick.take(c, "number", v) for c, v in safe[7:]]
+    # The bot draws 6 times while the person plays their reds, then once between each of
+    # the person's draws.
+    pile = [*draws[:5], pick.take("green", "skip"), blue_9, pick.take("yellow", "skip"), red_5]
+    pile += [pick.take("yellow", "reverse"), *draws[5:]]
+    order = [card for pair in zip(human, bot, strict=True) for card in pair] + [first, *pile]
+    return order + [int(c["id"]) for c in pick.left]
+
+
 @dataclass
 class Script:
     deck_order: list[int]

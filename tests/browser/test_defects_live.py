@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ConsoleErrors
+from tests.browser.scenario import short_round_deck
 
 pytestmark = pytest.mark.browser
 
@@ -69,22 +70,7 @@ def _deck_for_a_missed_uno(cards: list[dict[str, Any]]) -> list[int]:
     """Seat 0 (human) holds red 1-7 and starts on a red 0; the bot (seat 1, the dealer) holds
     and draws only 8s and 9s of other colors, so it never plays and the human gets down to
     one card without calling UNO."""
-    left = list(cards)
-
-    def take(color: str, value: int) -> int:
-        for i, c in enumerate(left):
-            if c["color"] == color and c["kind"] == "number" and c.get("value") == value:
-                return int(left.pop(i)["id"])
-        raise LookupError((color, value))
-
-    human = [take("red", v) for v in range(1, 8)]
-    others = [(c, v) for v in (8, 9) for c in ("green", "yellow", "blue") for _ in range(2)]
-    bot = [take(c, v) for c, v in others[:7]]
-    first = take("red", 0)
-    pile = [take(c, v) for c, v in others[7:]]
-    order = [card for pair in zip(human, bot, strict=True) for card in pair] + [first, *pile]
-    used = set(order)
-    return order + [int(c["id"]) for c in cards if int(c["id"]) not in used]
+    return short_round_deck(cards)
 
 
 def test_d15_a_bot_catches_a_missed_uno_only_in_the_later_part_of_the_window(
