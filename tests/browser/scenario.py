@@ -9,8 +9,13 @@ cards of A's UNO penalty in the middle. Every card B and C draw after the challe
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import httpx
+from playwright.sync_api import Page, expect
 
 
 class DeckPicker:
@@ -118,3 +123,17 @@ def build_script(cards: list[dict[str, Any]]) -> Script:
         c_keeps=c_keeps,
         hands={0: hand_a, 1: hand_b, 2: hand_c},
     )
+
+
+def against_a_bot_on_a_fixed_deal(
+    page: Page, live_server: str, deal: Callable[[list[dict[str, Any]]], list[int]], **settings: Any
+) -> None:
+    """In the lobby of a room whose host is `page` and whose seat 1 is a bot: the bot deals
+    `deal` (a `deck_order` made of the room's deck listing), quickly, untimed unless
+    `settings` say otherwise; returns once the lobby shows them."""
+    room = re.search(r"/r/([^/?#]+)$", page.url).group(1)  # type: ignore[union-attr]
+    deck = httpx.get(f"{live_server}/api/rooms/{room}/deck").json()["cards"]
+    chosen = {"bot_delay_ms": 20, "turn_seconds": 0, "next_round_seconds": 0, "dealer": 1}
+    chosen.update(settings, deck_order=deal(deck))
+    page.evaluate("s => window.uno.send({type: 'settings', settings: s})", chosen)
+    expect(page.get_by_test_id("lobby-turn_seconds")).to_have_value(str(chosen["turn_seconds"]))

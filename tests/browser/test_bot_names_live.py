@@ -8,12 +8,11 @@ from __future__ import annotations
 import re
 import time
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.conftest import ConsoleErrors
-from tests.browser.scenario import draw_pass_round_deck
+from tests.browser.scenario import against_a_bot_on_a_fixed_deal, draw_pass_round_deck
 from tests.browser.test_variants import take_a_move, visible
 
 pytestmark = pytest.mark.browser
@@ -56,19 +55,7 @@ def test_a_bot_is_named_in_the_pages_language_from_join_to_match_page(
         expect(page.get_by_test_id("lobby-seat-1")).to_have_attribute("data-bot", "true")
         expect(page.get_by_test_id("lobby-seat-1").locator(".seat-name")).to_have_text(bot)
         # A fixed deal in which the bot plays once, near the end (a random one took up to 25 s).
-        room = re.search(r"/r/([^/?#]+)$", page.url).group(1)  # type: ignore[union-attr]
-        deck = httpx.get(f"{live_server}/api/rooms/{room}/deck").json()["cards"]
-        page.evaluate(
-            "s => window.uno.send({type: 'settings', settings: s})",
-            {
-                "bot_delay_ms": 20,
-                "turn_seconds": 0,
-                "next_round_seconds": 0,
-                "dealer": 1,
-                "deck_order": draw_pass_round_deck(deck),
-            },
-        )
-        expect(page.get_by_test_id("lobby-turn_seconds")).to_have_value("0")
+        against_a_bot_on_a_fixed_deal(page, live_server, draw_pass_round_deck)
         page.get_by_test_id("start-btn").click()
         expect(page.get_by_test_id("table")).to_be_visible()
         log = page.get_by_test_id("event-log")

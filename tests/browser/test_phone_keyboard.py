@@ -8,17 +8,15 @@ still answer the color picker, a challenge and a keep-or-play choice, for other 
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Error, Page, expect
 
 from tests.browser.conftest import ConsoleErrors
-from tests.browser.scenario import draw_pass_round_deck
+from tests.browser.scenario import against_a_bot_on_a_fixed_deal, draw_pass_round_deck
 
 pytestmark = pytest.mark.browser
 
@@ -166,19 +164,7 @@ def test_a_round_by_touch_or_by_keyboard_only(
         expect(page.get_by_test_id("lobby-seat-1")).to_have_attribute("data-bot", "true")
         # A dealt order for a short whole round: random deals made this the suite's longest
         # test (up to a minute); every control the round needs is still used.
-        room = re.search(r"/r/([^/?#]+)$", page.url).group(1)  # type: ignore[union-attr]
-        deck = httpx.get(f"{live_server}/api/rooms/{room}/deck").json()["cards"]
-        page.evaluate(
-            "s => window.uno.send({type: 'settings', settings: s})",
-            {
-                "bot_delay_ms": 20,
-                "turn_seconds": 0,
-                "next_round_seconds": 0,
-                "dealer": 1,
-                "deck_order": draw_pass_round_deck(deck),
-            },
-        )
-        expect(page.get_by_test_id("lobby-turn_seconds")).to_have_value("0")
+        against_a_bot_on_a_fixed_deal(page, live_server, draw_pass_round_deck)
         page.get_by_test_id("start-btn").click()
         expect(page.get_by_test_id("table")).to_be_visible()
         if mode == "keyboard":
