@@ -101,17 +101,8 @@ class RedisBus:
         only when another process subscribes to the room). The store knows of the commit:
         it is not told again."""
         seen = self._seen.get(room)
-        if seen is None or version <= seen:
-            return
-        subscribers = self._rooms.get(room)
-        if subscribers is None:
-            return
-        self._seen[room] = version
-        data = data or notices.notice(room, version)
-        for queue in subscribers:
-            if queue.full():
-                queue.get_nowait()
-            queue.put_nowait(data)
+        if seen is not None and version > seen:
+            self._push(room, version, data or notices.notice(room, version), tell_store=False)
 
     def listening(self, room: str) -> bool:
         """Subscribed to the room, and told its version since (the check at subscription):
@@ -221,13 +212,15 @@ class RedisBus:
             return
         self._push(room, version, data, body)
 
-    def _push(self, room: str, version: int, data: bytes, body: bytes = b"") -> None:
+    def _push(
+        self, room: str, version: int, data: bytes, body: bytes = b"", *, tell_store: bool = True
+    ) -> None:
         subscribers = self._rooms.get(room)
         if subscribers is None:  # unsubscribed meanwhile: not heard (see `listening`)
             return
         if version > self._seen.get(room, -1):
             self._seen[room] = version
-        if self._heard_version is not None:
+        if tell_store and self._heard_version is not None:
             self._heard_version(room, version, body)
         for queue in subscribers:
             if queue.full():

@@ -49,13 +49,10 @@ class Checkpointer:
         self._task: asyncio.Task[None] | None = None
         self.written = 0  # checkpoints handed to the database (tests, figures)
 
-    def changed(self, room: str) -> None:
-        """A commit landed (the hot path: a set insertion, nothing more)."""
-        self._changed.add(room)
-
     @property
     def changed_rooms(self) -> set[str]:
-        """The set `changed` adds to, for a store to add to itself (no call per commit)."""
+        """The rooms written since the last pass: the store adds each room it commits to
+        (the hot path: a set insertion, nothing more)."""
         return self._changed
 
     async def start(self) -> None:

@@ -164,7 +164,7 @@ class SharedRooms:
         expected = record.version
         now = service.clock()
         await self.rounds.report(record, events, now)
-        pending = self.rounds.pending.pop(room, None)
+        pending = self.rounds.take(room)
         record.state = state
         await self.store.commit_shared(
             room,

@@ -342,7 +342,7 @@ class RedisRoomStore:
                     acks += (field, ack_version)
         state = record.state
         version = state.version
-        state_blob = orjson.dumps(engine.state_to_json(state), option=_DUMPS_OPTION)
+        state_blob = _state_blob(state)
         members = entry.members
         meta_blob = entry.meta_blob
         if (
@@ -364,7 +364,7 @@ class RedisRoomStore:
             version,
             state_blob,
             meta_blob,
-            orjson.dumps(list(map(_event_json, events)), option=_DUMPS_OPTION) if events else "",
+            _events_blob(events) if events else "",
             events[0].version if events else version,
             "" if wake_at is None else wake_at,
             self._ttl_ms,
@@ -422,14 +422,6 @@ class RedisRoomStore:
             announce(room, version, head)
 
     async def commits_since(self, room: str, version: int) -> list[Commit] | None:
-        entry = self._rooms.get(room)
-        if entry is not None and version >= 0 and self.listening(room):
-            recent = entry.recent
-            if recent and recent[-1].first == version + 1 and recent[-1].last >= entry.heard:
-                return [recent[-1]]  # the usual read: the one newest commit
-            held = _held_since(entry, version)
-            if held is not None:
-                return held
         return await self._since(room, version, states=True)
 
     async def events_since(self, room: str, version: int) -> list[Event] | None:
