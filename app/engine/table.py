@@ -132,6 +132,13 @@ def seat_after(st: State, seat: int, steps: int = 1) -> int:
 
 def set_turn(st: State, seat: int, phase: Phase = "play") -> None:
     """Hand the table to `seat` in `phase`; every call starts a fresh turn timer."""
+    old = st.turn
+    if old != seat and 0 <= old < len(st.uno) and st.uno[old] == UNO_EARLY:
+        # RULES 13: UNO is declared with the play that leaves one card (or right after it).
+        # An early declaration at two cards stands for the play that follows on the same
+        # turn; a turn that ends without it (a pass after drawing, a jump-in taking the
+        # turn) lets it lapse, or it would cover an undeclared play turns later.
+        st.w_uno()[old] = UNO_NONE
     st.turn = seat
     st.phase = phase
     st.drawn = None

@@ -214,3 +214,44 @@ def test_a_catch_outside_the_window_also_costs_the_catcher() -> None:
     assert info.value.state is not None
     t.state = info.value.state
     assert t.counts() == [1, 7 + 2]
+
+
+def test_an_early_declaration_lapses_when_the_player_passes_instead() -> None:
+    # Seat 0 declares at two cards after drawing a playable card, then keeps it and passes:
+    # the declaration was for a play that never came, so a later undeclared one is caught.
+    t = Table(
+        2,
+        hands={0: [*CHAIN, "green 4", "yellow 9"], 1: ["green 7"]},
+        first=CHAIN_FIRST,
+        pile=["green 5", "yellow 2"],
+        avoid=["color=green", "color=yellow", "kind=wild"],
+    )
+    run_chain(t)
+    t.play(0, "green 4", uno=True)
+    t.play(1, "green 7")
+    t.draw(0)  # the green 5: playable, two cards
+    assert t.phase == "after_draw"
+    t.uno(0)
+    t.pass_(0)
+    t.draw(1)  # the yellow 2, not playable on the green 7: the turn ends by itself
+    assert t.turn == 0 and t.count(0) == 2
+    t.play(0, "green 5")  # one card, not declared on this turn
+    assert t.view(None)["seats"][0]["uno"] is False
+    assert t.moves(1)["catch"] == [0]
+
+
+def test_an_early_declaration_lapses_when_a_jump_in_takes_the_turn() -> None:
+    t = Table(
+        2,
+        hands={0: HAND0, 1: ["green skip", "green 1"]},
+        first=CHAIN_FIRST,
+        avoid=["color=green", "kind=wild"],
+        jump_in=True,
+    )
+    run_chain(t)
+    t.uno(0)  # declared at two cards, on the green Skip...
+    t.play(1, "green skip")  # ...but seat 1 jumps in; two players: seat 1 plays again
+    assert t.turn == 1
+    t.play(1, "green 1")
+    t.play(0, "green 7")  # one card, not declared on this turn
+    assert t.moves(1)["catch"] == [0]
