@@ -81,7 +81,12 @@ def do_play(ctx: Ctx, seat: int | None, act: Play) -> None:
     if needs_target(st, face):
         if target is None and len(st.seats) == 2:
             target = 1 - seat
-        if target is None or target == seat or not 0 <= target < len(st.seats):
+        # RULES 14, 18: a swap (7, Wild Forced Swap, swap_hands) played as the last card
+        # does not happen, so it needs nobody chosen; a targeted draw still does.
+        swap_last = len(hand) == 1 and face.kind != "wild_targeted_draw2"
+        if target is None and swap_last:
+            pass
+        elif target is None or target == seat or not 0 <= target < len(st.seats):
             raise fail("bad_target", "choose another player")
     else:
         target = None

@@ -101,3 +101,33 @@ def test_draw_two_as_last_card_with_stacking_is_not_answerable() -> None:
     ended = t.find("round_ended", events)
     assert len(ended.public["hands"][1]) == 8 + 2
     assert t.status != "playing"
+
+
+# Three players: seat 0 plays a red card each turn while seats 1 and 2 draw cards they
+# cannot play, until seat 0 holds only `card`.
+RED_RUN = ["red 1", "red 2", "red 4", "red 5", "red 6", "red 8"]
+UNPLAYABLE = ["blue 9", "green 9", "yellow 9", "blue 3", "green 3", "yellow 3"] * 2
+
+
+def _three_players_last(card: str, **settings: object) -> Table:
+    t = Table(3, hands={0: [*RED_RUN, card]}, first="red 9", pile=UNPLAYABLE, **settings)
+    for k, spec in enumerate(RED_RUN):
+        t.play(0, spec, uno=k == len(RED_RUN) - 1)
+        t.draw(1)
+        t.draw(2)
+    assert t.turn == 0 and t.count(0) == 1
+    return t
+
+
+def test_seven_as_last_card_needs_no_target_with_three_players() -> None:
+    t = _three_players_last("red 7", seven_zero=True)
+    events = t.play(0, "red 7")  # no target: the swap of a last card does not happen
+    assert "hands_swapped" not in t.kinds(events)
+    assert t.find("round_ended", events).public["winner"] == 0
+
+
+def test_customizable_swap_as_last_card_needs_no_target_with_three_players() -> None:
+    t = _three_players_last("wild_custom", custom_wilds=[{"effect": "swap_hands"}])
+    events = t.play(0, "wild_custom", color="red")
+    assert "hands_swapped" not in t.kinds(events)
+    assert t.find("round_ended", events).public["winner"] == 0

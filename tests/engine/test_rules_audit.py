@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.engine import deck_listing
-from app.engine.actions import Start
+from app.engine.actions import Play, Start
 
 from .helpers import Table, dark_table, flip_listing, listing_cards, spec_matches
 
@@ -318,3 +318,15 @@ def test_flip_dealer_draw_reads_the_light_faces() -> None:
     assert all(d["card"]["color"] in ("red", "yellow", "green", "blue", None) for d in last)
     values = {d["seat"]: d["card"]["value"] or 0 for d in last}
     assert values[chosen.public["dealer"]] == max(values.values())
+
+
+def test_all_wild_forced_swap_as_last_card_needs_no_target_with_three_players() -> None:
+    t = _all_wild_last("wild_forced_swap")
+    events = t.play(0, "wild_forced_swap")  # no target: the swap of a last card does not happen
+    assert "hands_swapped" not in t.kinds(events)
+    assert t.find("round_ended", events).public["winner"] == 0
+
+
+def test_all_wild_targeted_draw_two_as_last_card_still_needs_its_target() -> None:
+    t = _all_wild_last("wild_targeted_draw2")
+    t.refuse(0, Play(card=t.card(0, "wild_targeted_draw2")), "bad_target")
