@@ -1,0 +1,34 @@
+"""Findings of a black-box audit of the wire contract (PROTOCOL.md), each as the frames a
+client sends and what it must get back."""
+
+from __future__ import annotations
+
+import pytest
+import websockets
+from e2e.harness import Harness
+
+pytestmark = pytest.mark.timeout(60)
+
+
+async def test_a_host_alone_in_the_lobby_can_leave(server: Harness) -> None:
+    """`leave` by the only seat (the host) was refused `internal` (the engine looked up the
+    removed host's seat). It frees the seat like any lobby `leave`: the events, the ack,
+    close 1000; and whoever joins the empty room next becomes its host."""
+    created = await server.create_room("Solo")
+    room = created["room"]
+    host = await server.connect(room, created["token"])
+    before = host.version
+    reply = await host.act("leave")
+    assert reply["type"] == "ack", reply
+    assert host.kinds_after(before) == ["player_left", "host_changed"]
+    assert host.seen("host_changed")[-1]["host"] is None
+    assert reply["version"] == host.version
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await host.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1000
+
+    summary = await server.summary(room)
+    assert summary["seats"] == [] and summary["host"] is None
+    joined = await server.join(room, "Next")
+    newcomer = await server.connect(room, joined["token"])
+    assert newcomer.view is not None and newcomer.view["host"] == joined["seat"] == 0
