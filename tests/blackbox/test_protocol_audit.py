@@ -3,6 +3,8 @@ client sends and what it must get back."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 import websockets
 from e2e.harness import Harness
@@ -32,3 +34,26 @@ async def test_a_host_alone_in_the_lobby_can_leave(server: Harness) -> None:
     joined = await server.join(room, "Next")
     newcomer = await server.connect(room, joined["token"])
     assert newcomer.view is not None and newcomer.view["host"] == joined["seat"] == 0
+
+
+async def test_a_table_everyone_left_deals_no_new_match_under_scoring_none(
+    server: Harness,
+) -> None:
+    """Under `scoring: none` a new match comes by itself after `next_round_seconds`; a table
+    whose people all left (their seats are bots') dealt one after another for nobody, for
+    ever (about 170 events a second with ten seats, a match record each, and never idle)."""
+    created = await server.create_room(
+        "Host", {"scoring": "none", "next_round_seconds": 1, "bot_delay_ms": 0}
+    )
+    room = created["room"]
+    host = await server.connect(room, created["token"])
+    assert (await host.act("add_bot"))["type"] == "ack"
+    assert (await host.act("start"))["type"] == "ack"
+    assert (await host.act("leave"))["type"] == "ack"
+    deadline = asyncio.get_running_loop().time() + 30
+    while (summary := await server.summary(room))["status"] != "match_over":
+        assert asyncio.get_running_loop().time() < deadline, summary["status"]
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(2.5)  # well past next_round_seconds
+    later = await server.summary(room)
+    assert (later["status"], later["version"]) == ("match_over", summary["version"])
