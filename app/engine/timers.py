@@ -60,11 +60,11 @@ def sync_deadlines(st: State, now: int) -> None:
             del st.w_deadlines()["next_round"]
     else:
         # Under `scoring: none` a match_over deals the next match by itself, without end: only
-        # while a person holds a seat and is connected, or a table everyone left (bots, and
-        # seats handed to bots) would play and record matches for nobody, for ever, and
-        # never go idle. A player's return (`connected`) sets the wait again.
+        # while someone is there (a person's seat or a spectator with a socket open), or a
+        # table everyone left (bots, and seats handed to bots) would play and record matches
+        # for nobody, for ever, and never go idle. Someone's return sets the wait again.
         pause = status == "round_over" or (
-            status == "match_over" and s.scoring == "none" and _someone_plays(st)
+            status == "match_over" and s.scoring == "none" and _someone_here(st)
         )
         if pause and s.next_round_seconds:
             if "next_round" not in st.deadlines:
@@ -82,9 +82,9 @@ def sync_deadlines(st: State, now: int) -> None:
     _sync_lobby_drop(st)
 
 
-def _someone_plays(st: State) -> bool:
-    """A human seat (not left, not a bot) with a connected socket."""
-    return any(info.connected and not info.bot for info in st.seats)
+def _someone_here(st: State) -> bool:
+    """A human seat (not left, not a bot) or a spectator with a socket open."""
+    return bool(st.spectators) or any(info.connected and not info.bot for info in st.seats)
 
 
 def _sync_lobby_drop(st: State) -> None:

@@ -57,3 +57,24 @@ async def test_a_table_everyone_left_deals_no_new_match_under_scoring_none(
     await asyncio.sleep(2.5)  # well past next_round_seconds
     later = await server.summary(room)
     assert (later["status"], later["version"]) == ("match_over", summary["version"])
+
+
+async def test_a_watched_table_of_bots_still_deals_the_next_match_by_itself(
+    server: Harness,
+) -> None:
+    """PROTOCOL: under `scoring: none` the new match comes after `next_round_seconds`; a
+    spectator watching a table its people left still sees it come."""
+    created = await server.create_room(
+        "Host", {"scoring": "none", "next_round_seconds": 1, "bot_delay_ms": 0}
+    )
+    room = created["room"]
+    host = await server.connect(room, created["token"])
+    assert (await host.act("add_bot"))["type"] == "ack"
+    spectator = await server.connect(room, await server.spectate(room))
+    assert (await host.act("start"))["type"] == "ack"
+    assert (await host.act("leave"))["type"] == "ack"
+    first = await spectator.event("match_ended", timeout=30)
+    expired = await spectator.event("timer_expired", timeout=10)
+    assert expired["timer"] == "next_round"
+    dealt = await spectator.event("round_started", timeout=5)
+    assert dealt["match_id"] != first["match_id"]
