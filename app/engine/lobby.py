@@ -111,6 +111,10 @@ def _remove_seat(ctx: Ctx, seat: int, reason: str | None = None) -> None:
     if st.host is not None and st.host > seat:
         st.host -= 1
     elif st.host == seat:
+        # Between `player_left` and `host_changed` nobody is host: the kept table after
+        # `player_left` must not name the removed seat (past the end of the seats when it was
+        # the last one, or alone) or whoever moved down into its number.
+        st.host = None
         ctx.settle()
         new = _next_host(st, seat, None) if st.seats else None
         st.host = new  # the seat number now names someone else: always announce

@@ -59,7 +59,13 @@ def sync_deadlines(st: State, now: int) -> None:
         if "next_round" in st.deadlines:
             del st.w_deadlines()["next_round"]
     else:
-        pause = status == "round_over" or (status == "match_over" and s.scoring == "none")
+        # Under `scoring: none` a match_over deals the next match by itself, without end: only
+        # while someone is there (a person's seat or a spectator with a socket open), or a
+        # table everyone left (bots, and seats handed to bots) would play and record matches
+        # for nobody, for ever, and never go idle. Someone's return sets the wait again.
+        pause = status == "round_over" or (
+            status == "match_over" and s.scoring == "none" and _someone_here(st)
+        )
         if pause and s.next_round_seconds:
             if "next_round" not in st.deadlines:
                 st.w_deadlines()["next_round"] = Deadline(
@@ -74,6 +80,11 @@ def sync_deadlines(st: State, now: int) -> None:
     elif "host" in st.deadlines:
         del st.w_deadlines()["host"]
     _sync_lobby_drop(st)
+
+
+def _someone_here(st: State) -> bool:
+    """A human seat (not left, not a bot) or a spectator with a socket open."""
+    return bool(st.spectators) or any(info.connected and not info.bot for info in st.seats)
 
 
 def _sync_lobby_drop(st: State) -> None:

@@ -159,7 +159,7 @@ class RoomService:
         self._locks: dict[str, asyncio.Lock] = {}
         self._bots: dict[str, _BotPlan] = {}
         self._tried: dict[str, _Tried] = {}
-        self._touched: dict[str, int] = {}  # room → last command, commit or hello (ms)
+        self._touched: dict[str, int] = {}  # room → last use: command, join, socket (ms)
         self._sweeper: asyncio.Task[None] | None = None
         # Set by the app: whether this process holds sockets of a room (kept while it does).
         self.has_sockets: Callable[[str], bool] = lambda room: False
@@ -621,7 +621,7 @@ class RoomService:
             state, bot_events = self._bot_move(room, state)
             events += bot_events
             if events:
-                await self._commit(record, state, events)
+                await self._commit(record, state, events, used=False)
             else:
                 self._plan(room, state)
 
@@ -742,16 +742,21 @@ class RoomService:
             events[-1].after = after
         return after, events
 
-    async def _commit(self, record: RoomRecord, state: State, events: list[Event]) -> None:
-        if self.shared is not None:  # compare-and-set; wake-up, rounds and notice included
+    async def _commit(
+        self, record: RoomRecord, state: State, events: list[Event], *, used: bool = True
+    ) -> None:
+        """`used`: someone did this (a command, a join, a socket); a timer's or a bot's commit
+        is not a use, or a table nobody comes back to would never be idle: an absent host with
+        nobody to hand over to expires every 60 s, for ever, and bots play on."""
+        if used:
             self._touched[record.code] = self.clock()
+        if self.shared is not None:  # compare-and-set; wake-up, rounds and notice included
             await self.shared.commit(record, state, events)
             # Reserved here too: a room Redis lost comes back from a checkpoint a few seconds
             # old, and must go on above every version it sent since.
             await self.versions.committed(record.code, state.version, self.clock())
             return
         expected = record.version
-        self._touched[record.code] = self.clock()
         # A completed round is durable before anyone can see its `round_ended`.
         await self.rounds.report(record, events, self.clock())
         for observe in self.commit_observers:

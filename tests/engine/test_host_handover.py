@@ -8,6 +8,7 @@ import random
 from app.engine import (
     AddBot,
     Join,
+    Leave,
     SetConnected,
     Timeout,
     apply,
@@ -54,3 +55,26 @@ def test_a_host_who_says_hello_keeps_the_role() -> None:
     st, _ = apply(st, None, SetConnected(0, True), rng, T0 + 1000)
     assert not [d for d in deadlines(st) if d.kind == "host"]
     assert st.host == 0
+
+
+def test_a_host_on_the_last_seat_or_alone_can_leave_the_lobby() -> None:
+    """The server applies with `trace`, which keeps the table after each event: the one after
+    `player_left` must not name the removed host's seat (past the end of the seats, it broke
+    the command with an IndexError: `internal`, nothing applied)."""
+    st, rng = _lobby()
+    st, _ = apply(st, None, SetConnected(2, True), rng, T0)
+    host_timer = next(d for d in deadlines(st) if d.kind == "host")
+    st, _ = apply(st, None, Timeout("host", host_timer.set_at), rng, host_timer.at)
+    assert st.host == 2  # the last seat
+    after, events = apply(st, 2, Leave(), rng, host_timer.at + 1, trace=True)
+    assert [e.kind for e in events] == ["player_left", "host_changed"]
+    assert len(after.seats) == 2 and events[-1].public == {"host": after.host}
+    between = events[0].after
+    assert between is not None
+    assert between.host is None or between.host < len(between.seats)
+
+    alone = new_table("R", parse_settings({}))
+    alone, _ = apply(alone, None, Join(name="Solo", player_id="p0"), rng, T0)
+    alone, events = apply(alone, 0, Leave(), rng, T0 + 1, trace=True)
+    assert [e.kind for e in events] == ["player_left", "host_changed"]
+    assert alone.seats == [] and alone.host is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.actions import Start
+from app.engine.actions import Leave, SetConnected, Start, Watching
 
 from .helpers import Table, quick_win_table, win_quickly
 
@@ -122,6 +122,7 @@ def test_lowest_wins_tie_at_the_target_plays_one_more_round() -> None:
 
 def test_scoring_none_next_match_comes_by_itself() -> None:
     t = quick_win_table(OTHER, scoring="none", next_round_seconds=5)
+    t.sys(SetConnected(1, True))
     win_quickly(t)
     match = t.view(None)["match_id"]
     assert t.deadline("next_round").at == t.now + 5000
@@ -136,3 +137,27 @@ def test_a_won_match_waits_for_the_host() -> None:
     win_quickly(t)
     assert t.status == "match_over"
     assert not t.has_deadline("next_round")
+
+
+def test_scoring_none_deals_no_next_match_while_nobody_is_there() -> None:
+    """Matches without end are dealt only for someone: a table whose people all left (their
+    seats played by bots) or closed their sockets would otherwise play and record matches
+    for nobody, for ever. A player who comes back, or a spectator, sets the wait again."""
+    t = quick_win_table(OTHER, scoring="none", next_round_seconds=5)
+    t.sys(SetConnected(0, True))
+    t.sys(SetConnected(1, True))
+    t.act(1, Leave())  # seat 1 is a bot's from now on
+    win_quickly(t)
+    assert t.status == "match_over"
+    assert t.deadline("next_round").at == t.now + 5000  # seat 0 is here
+    t.sys(SetConnected(0, False))
+    assert not t.has_deadline("next_round")
+    t.sys(Watching("s_1", "Eve", True))
+    assert t.deadline("next_round").at == t.now + 5000
+    t.sys(Watching("s_1", "Eve", False))
+    assert not t.has_deadline("next_round")
+    t.now += 60_000
+    t.sys(SetConnected(0, True))
+    assert t.deadline("next_round").at == t.now + 5000
+    t.timeout("next_round")
+    assert t.status == "playing"

@@ -150,3 +150,33 @@ async def test_idle_rooms_are_forgotten_unless_someone_is_connected() -> None:
     assert await service.sweep() == 1
     assert sorted(await store.rooms()) == sorted([watched.room, busy.room])
     assert await store.load(idle.room) is None
+
+
+async def test_a_room_only_its_timers_change_is_forgotten_when_idle() -> None:
+    """A timer's commit is no use of the room: the host of a room nobody joined is absent,
+    nobody can take the role over, so the host timer expires every 60 s for ever; each
+    expiry used to count as activity and the room never left memory."""
+    from app.bus.memory import MemoryBus
+    from app.rooms.service import RoomService
+    from app.settings import AppSettings
+    from app.store.recorder import MemoryRecorder
+
+    now = [1_000_000_000_000]
+    store = MemoryRoomStore()
+    service = RoomService(
+        AppSettings(database_url="memory://", room_idle_seconds=600),
+        store,
+        MemoryBus(),
+        MemoryRecorder(),
+        clock=lambda: now[0],
+    )
+    abandoned = await service.create_room("A", None)
+    created = await service.current_state(abandoned.room)
+    assert created is not None
+    for _ in range(11):
+        now[0] += 61_000
+        await service.wake(abandoned.room)
+    state = await service.current_state(abandoned.room)
+    assert state is not None and state.version > created.version  # the host timer expired
+    assert await service.sweep() == 1
+    assert await store.load(abandoned.room) is None
