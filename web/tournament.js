@@ -187,6 +187,7 @@ const T = {
   error: null,       // the last failure of GET /api/tournaments/{t}
   draft: null,       // the name typed in the registration form
   regError: '',
+  regSuggest: null,  // the free variant of a name an entrant already has (`name_taken`)
   hostError: '',
   busy: false,
   sig: '',
@@ -198,7 +199,7 @@ let loop = null;
 
 function resetFor(code) {
   Object.assign(T, {
-    code, data: null, fetchedAt: 0, me: null, error: null, draft: null, regError: '', hostError: '',
+    code, data: null, fetchedAt: 0, me: null, error: null, draft: null, regError: '', regSuggest: null, hostError: '',
     busy: false, sig: '', ready: null, removed: false,
   });
 }
@@ -495,6 +496,7 @@ function registerForm(code, actions) {
     if (T.busy) return;
     T.busy = true;
     T.regError = '';
+    T.regSuggest = null;
     try {
       rememberName(who);
       const res = await api.tournamentEnter(code, who);
@@ -503,15 +505,34 @@ function registerForm(code, actions) {
       T.removed = false;
       actions.toast(t('tour.entered'));
     } catch (err) {
-      T.regError = err.code === 'full' ? t('tour.full') : err.status === 409 ? t('tour.closed_409') : errorText(err);
+      if (err.code === 'name_taken') {
+        T.regError = t('tour.name_taken');
+        T.regSuggest = typeof err.detail?.suggestion === 'string' ? err.detail.suggestion : null;
+      } else {
+        T.regError = err.code === 'full' ? t('tour.full') : err.status === 409 ? t('tour.closed_409') : errorText(err);
+      }
     }
     T.busy = false;
     actions.render();
+    if (T.regSuggest) document.querySelector('[data-testid=use-suggested]')?.focus();
     refreshNow();
   };
+  // Two entrants of one name cannot be told apart: the server offers a free variant.
+  const suggestion = T.regSuggest ? h('button', {
+    type: 'button', class: 'small', testid: 'use-suggested',
+    onclick: (e) => {
+      const field = e.currentTarget.closest('form').querySelector('[data-testid=tour-name]');
+      field.value = T.regSuggest;
+      T.draft = T.regSuggest;
+      T.regError = '';
+      T.regSuggest = null;
+      actions.render();
+      document.querySelector('[data-testid=tour-name]')?.focus();
+    },
+  }, h('bdi', {}, t('join.use_name', { name: T.regSuggest }))) : null;
   return h('form', { onsubmit: enter, testid: 'tour-enter-form' },
     h('div', { class: 'field' }, h('label', { for: 'tour-name' }, t('home.your_name')), name),
-    h('p', { class: 'error', role: 'alert', testid: 'tour-enter-error' }, T.regError),
+    h('p', { class: 'error', role: 'alert', testid: 'tour-enter-error' }, T.regError, suggestion ? ' ' : null, suggestion),
     h('button', { type: 'submit', class: 'primary', testid: 'tour-enter' }, t('tour.enter')));
 }
 

@@ -312,6 +312,7 @@ export default {
   'tour.bots': 'bots: {n}',
   'tour.bye': 'You have a bye this round. Waiting for the next round…',
   'tour.full': 'The tournament is full.',
+  'tour.name_taken': 'Someone in this tournament already has that name.',
   'tour.advance': '{n} go on per table',
   'tour.rounds_planned': '{n} rounds',
   'tour.match_target': 'matches to {n} points',

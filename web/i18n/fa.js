@@ -312,6 +312,7 @@ export default {
   'tour.bots': 'ربات: {n}',
   'tour.bye': 'شما در این دور استراحت دارید. در انتظار دور بعد…',
   'tour.full': 'ظرفیت مسابقات پر است.',
+  'tour.name_taken': 'کسی در این مسابقات همین نام را دارد.',
   'tour.advance': '{n} نفر از هر میز صعود می‌کنند',
   'tour.rounds_planned': '{n} دور',
   'tour.match_target': 'بازی‌ها تا {n} امتیاز',

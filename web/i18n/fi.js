@@ -312,6 +312,7 @@ export default {
   'tour.bots': 'botteja: {n}',
   'tour.bye': 'Sinulla on vapaakierros. Odotetaan seuraavaa kierrosta…',
   'tour.full': 'Turnaus on täynnä.',
+  'tour.name_taken': 'Turnauksessa on jo tämänniminen pelaaja.',
   'tour.advance': '{n} jatkaa pöydästä',
   'tour.rounds_planned': '{n} kierrosta',
   'tour.match_target': 'ottelut {n} pisteeseen',

@@ -312,6 +312,7 @@ export default {
   'tour.bots': 'bot: {n}',
   'tour.bye': 'Bu tur bay geçiyorsun. Sonraki tur bekleniyor…',
   'tour.full': 'Turnuva dolu.',
+  'tour.name_taken': 'Bu turnuvada bu ad zaten kullanılıyor.',
   'tour.advance': 'masa başına {n} kişi tur atlar',
   'tour.rounds_planned': '{n} tur',
   'tour.match_target': '{n} puanlık maçlar',
