@@ -5,7 +5,9 @@ import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectator
 
 
 // The same breakpoint as the phone rules of style.css; app.js re-renders when it is crossed.
-export const NARROW = window.matchMedia('(max-width: 820px)');
+// A narrow screen, or a short one (a phone held sideways, 390 px high): the ellipse of the felt
+// alone was taller than the screen, so the piles and the hand could not be seen together.
+export const NARROW = window.matchMedia('(max-width: 820px), (max-height: 500px)');
 
 // --- helpers ------------------------------------------------------------------------------
 
