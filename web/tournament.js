@@ -11,11 +11,13 @@ import { clampName } from './names.js';
 export const POLL_MS = 3000;
 const PUSH_RETRY_MS = 5000;  // a stream that could not be opened is tried again this late
 
+// By code from the catalogs, never the server's English message (a Persian page said "the
+// match database is unavailable").
 function errorText(err) {
   if (err instanceof ApiError) {
     const key = `err.${err.code}`;
     const text = t(key);
-    return text !== key ? text : (err.message || t('err.generic'));
+    if (text !== key) return text;
   }
   return t('err.generic');
 }
@@ -415,7 +417,7 @@ export function tournamentScreen(S, actions) {
         data.match?.target_score ? h('span', { class: 'muted' }, t('tour.match_target', { n: data.match.target_score })) : null,
         data.match?.rounds ? h('span', { class: 'muted' }, data.match.rounds === 1 ? t('tour.match_rounds_one') : t('tour.match_rounds', { n: data.match.rounds })) : null),
       data.host ? h('p', { class: 'muted', testid: 'tour-hosted-by' }, t('tour.hosted_by', { name: data.host })) : null,
-      data.error ? h('p', { class: 'error', testid: 'tour-stopped' }, t('tour.stopped', { reason: data.error })) : null,
+      data.error ? h('p', { class: 'error', testid: 'tour-stopped' }, t('tour.stopped')) : null,
       T.error ? h('p', { class: 'error', testid: 'tour-poll-error' }, errorText(T.error)) : null),
     winner ? h('div', { class: 'panel tour-winner', testid: 'tour-winner', role: 'status' },
       h('span', { 'aria-hidden': 'true' }, '🏆 '), t('tour.winner', { name: winner })) : null,

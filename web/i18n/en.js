@@ -242,6 +242,7 @@ export default {
 
   'err.generic': 'Something went wrong. Try again.',
   'err.network': 'Cannot reach the server.',
+  'err.unavailable': 'The server is busy. Try again in a moment.',
   'err.unauthorized': 'Your seat is no longer valid. Join again.',
   'err.not_host': 'Only the host can do that.',
   'err.not_your_turn': 'It is not your turn.',
@@ -318,7 +319,7 @@ export default {
   'tour.match_target': 'matches to {n} points',
   'tour.match_rounds': 'matches of {n} hands',
   'tour.hosted_by': 'Hosted by {name}',
-  'tour.stopped': 'The tournament stopped: {reason}',
+  'tour.stopped': 'The tournament stopped: one of its tables could not be played.',
   'tour.byes': 'Bye: {names}',
 
   'set.group.game': 'Game',

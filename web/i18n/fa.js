@@ -242,6 +242,7 @@ export default {
 
   'err.generic': 'مشکلی پیش آمد. دوباره تلاش کنید.',
   'err.network': 'به سرور دسترسی نیست.',
+  'err.unavailable': 'سرور الان مشغول است. کمی بعد دوباره امتحان کنید.',
   'err.unauthorized': 'صندلی شما دیگر معتبر نیست. دوباره بپیوندید.',
   'err.not_host': 'فقط میزبان می‌تواند این کار را بکند.',
   'err.not_your_turn': 'نوبت شما نیست.',
@@ -318,7 +319,7 @@ export default {
   'tour.match_target': 'بازی‌ها تا {n} امتیاز',
   'tour.match_rounds': 'بازی‌های {n} دستی',
   'tour.hosted_by': 'میزبان: {name}',
-  'tour.stopped': 'مسابقات متوقف شد: {reason}',
+  'tour.stopped': 'مسابقات متوقف شد: یکی از میزها قابل بازی نبود.',
   'tour.byes': 'استراحت: {names}',
 
   'set.group.game': 'بازی',

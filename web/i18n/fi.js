@@ -242,6 +242,7 @@ export default {
 
   'err.generic': 'Jokin meni vikaan. Yritä uudelleen.',
   'err.network': 'Palvelimeen ei saada yhteyttä.',
+  'err.unavailable': 'Palvelin on kiireinen. Yritä hetken päästä uudelleen.',
   'err.unauthorized': 'Paikkasi ei ole enää voimassa. Liity uudelleen.',
   'err.not_host': 'Vain isäntä voi tehdä tämän.',
   'err.not_your_turn': 'Ei ole sinun vuorosi.',
@@ -318,7 +319,7 @@ export default {
   'tour.match_target': 'ottelut {n} pisteeseen',
   'tour.match_rounds': '{n} jaon ottelut',
   'tour.hosted_by': 'Järjestäjä: {name}',
-  'tour.stopped': 'Turnaus keskeytyi: {reason}',
+  'tour.stopped': 'Turnaus keskeytyi: yhtä sen pöydistä ei voitu pelata.',
   'tour.byes': 'Vapaakierros: {names}',
 
   'set.group.game': 'Peli',

@@ -242,6 +242,7 @@ export default {
 
   'err.generic': 'Bir şeyler ters gitti. Yeniden dene.',
   'err.network': 'Sunucuya ulaşılamıyor.',
+  'err.unavailable': 'Sunucu şu an meşgul. Birazdan yeniden dene.',
   'err.unauthorized': 'Koltuğun artık geçerli değil. Yeniden katıl.',
   'err.not_host': 'Bunu yalnızca oda sahibi yapabilir.',
   'err.not_your_turn': 'Sıra sende değil.',
@@ -318,7 +319,7 @@ export default {
   'tour.match_target': '{n} puanlık maçlar',
   'tour.match_rounds': '{n} ellik maçlar',
   'tour.hosted_by': 'Düzenleyen: {name}',
-  'tour.stopped': 'Turnuva durdu: {reason}',
+  'tour.stopped': 'Turnuva durdu: masalardan biri oynanamadı.',
   'tour.byes': 'Bay geçen: {names}',
 
   'set.group.game': 'Oyun',
