@@ -629,8 +629,19 @@ function render() {
   if (replaced && screen) screen.inert = true;
   // The live screens (lobby, table) are patched in place; a new screen replaces the old one.
   const name = screenName();
+  const moved = lastScreen !== null && lastScreen !== name;
+  const active = document.activeElement;
+  const hadFocus = !!active && active !== app && app.contains(active);
   if ((name === 'lobby' || name === 'table') && lastScreen === name) patch(app, replaced ? replacedBanner() : null, screen);
   else replaceKeepingFocus(app, replaced ? replacedBanner() : null, screen);
+  if (moved) {
+    // A new screen starts at its top: a guest reading the rules far down the lobby when the
+    // host dealt was left at the bottom of the table (the chat), the piles and hand above.
+    window.scrollTo(0, 0);
+    // The button pressed went with the old screen: the focus stays in the page's main region
+    // (where a screen reader reads on, and Tab goes on), not on nothing.
+    if (hadFocus && !app.contains(document.activeElement)) app.focus({ preventScroll: true });
+  }
   lastScreen = name;
   tickTimers(S);
 }

@@ -72,3 +72,39 @@ def test_tournament_errors_are_said_in_the_pages_language(
     expect(page.get_by_test_id("tour-enter-error")).to_have_text(
         "سرور الان مشغول است. کمی بعد دوباره امتحان کنید."
     )
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def test_the_deal_shows_the_table_from_its_top(make_page: Callable[..., Page]) -> None:
+    # A guest reading the rules at the bottom of the lobby when the host dealt was left at the
+    # bottom of the table: scores, log and chat on the screen, the piles and the hand above it.
+    page = make_page(**PHONE)
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("lobby")).to_be_visible()
+    page.get_by_test_id("lobby-next_round_seconds").scroll_into_view_if_needed()
+    assert page.evaluate("scrollY") > 1000
+    site.push_event({"kind": "round_started", "round": 1}, fv.classic_view(now_ms()))
+    expect(page.get_by_test_id("table")).to_be_visible()
+    expect(page.get_by_test_id("discard")).to_be_in_viewport()
+    assert page.evaluate("scrollY") == 0
+
+
+def test_the_focus_stays_in_the_page_when_its_screen_changes(
+    make_page: Callable[..., Page],
+) -> None:
+    # Start pressed by keyboard went with the lobby, and the focus with it (to nothing): a
+    # screen reader had nothing to read on from.
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.open_room()
+    page.get_by_test_id("start-btn").focus()
+    page.keyboard.press("Enter")
+    site.push_event({"kind": "round_started", "round": 1}, fv.classic_view(now_ms()))
+    expect(page.get_by_test_id("table")).to_be_visible()
+    assert page.evaluate("document.getElementById('app').contains(document.activeElement)")
+    # Tab goes on into the table.
+    page.keyboard.press("Tab")
+    assert page.evaluate("!!document.activeElement.closest('[data-testid=table]')")
