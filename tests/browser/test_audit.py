@@ -108,3 +108,27 @@ def test_the_focus_stays_in_the_page_when_its_screen_changes(
     # Tab goes on into the table.
     page.keyboard.press("Tab")
     assert page.evaluate("!!document.activeElement.closest('[data-testid=table]')")
+
+
+def test_a_tournament_table_lobby_has_no_host_controls(make_page: Callable[..., Page]) -> None:
+    # The entrant in a tournament table's host seat was offered Start (dealing in the others
+    # before they came), Add bot, Remove and the rules, which the tournament puts back; the
+    # others read "Waiting for the host to start" while the tournament deals the table.
+    page = make_page(locale="tr-TR", **PHONE)
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("start-btn")).to_be_visible()  # an ordinary room's host
+    page.evaluate(
+        "(() => { const s = JSON.parse(localStorage.getItem('uno.session.FAKEROOM'));"
+        " s.tournament = 'TOUR1'; localStorage.setItem('uno.session.FAKEROOM', JSON.stringify(s));"
+        " })()"
+    )
+    page.reload()
+    expect(page.get_by_test_id("lobby-wait")).to_have_text(
+        "Turnuva bu masayı tüm oyuncular gelince ya da kısa bir beklemeden sonra dağıtır."
+    )
+    expect(page.get_by_test_id("tournament-link")).to_have_attribute("href", "/t/TOUR1")
+    for testid in ("start-btn", "add-bot", "remove-bot-1", "remove-seat-2"):
+        expect(page.get_by_test_id(testid)).to_have_count(0)
+    expect(page.get_by_test_id("lobby-variant")).to_be_disabled()
+    expect(page.get_by_test_id("lobby-target_score")).to_be_disabled()

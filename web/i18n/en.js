@@ -69,6 +69,8 @@ export default {
   'lobby.remove_bot': 'Remove',
   'lobby.start': 'Start game',
   'lobby.waiting_host': 'Waiting for the host to start…',
+  'lobby.tournament_wait': 'The tournament deals this table when every player is here, or after a short wait.',
+  'lobby.settings_tournament': 'The tournament sets the rules of its tables.',
   'lobby.settings': 'Settings',
   'lobby.settings_readonly': 'Only the host can change the settings.',
 

@@ -69,6 +69,8 @@ export default {
   'lobby.remove_bot': 'حذف',
   'lobby.start': 'شروع بازی',
   'lobby.waiting_host': 'در انتظار شروع بازی توسط میزبان…',
+  'lobby.tournament_wait': 'مسابقات این میز را وقتی همهٔ بازیکنان حاضر شوند، یا پس از کمی انتظار، پخش می‌کند.',
+  'lobby.settings_tournament': 'قوانین میزها را مسابقات تعیین می‌کند.',
   'lobby.settings': 'تنظیمات',
   'lobby.settings_readonly': 'فقط میزبان می‌تواند تنظیمات را تغییر دهد.',
 

@@ -69,6 +69,8 @@ export default {
   'lobby.remove_bot': 'Poista',
   'lobby.start': 'Aloita peli',
   'lobby.waiting_host': 'Odotetaan, että isäntä aloittaa…',
+  'lobby.tournament_wait': 'Turnaus jakaa tämän pöydän, kun kaikki pelaajat ovat paikalla, tai lyhyen odotuksen jälkeen.',
+  'lobby.settings_tournament': 'Turnaus päättää pöytiensä säännöt.',
   'lobby.settings': 'Asetukset',
   'lobby.settings_readonly': 'Vain isäntä voi muuttaa asetuksia.',
 

@@ -69,6 +69,8 @@ export default {
   'lobby.remove_bot': 'Çıkar',
   'lobby.start': 'Oyunu başlat',
   'lobby.waiting_host': 'Oda sahibinin başlatması bekleniyor…',
+  'lobby.tournament_wait': 'Turnuva bu masayı tüm oyuncular gelince ya da kısa bir beklemeden sonra dağıtır.',
+  'lobby.settings_tournament': 'Masaların kurallarını turnuva belirler.',
   'lobby.settings': 'Ayarlar',
   'lobby.settings_readonly': 'Ayarları yalnızca oda sahibi değiştirebilir.',
 
