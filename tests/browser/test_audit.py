@@ -132,3 +132,27 @@ def test_a_tournament_table_lobby_has_no_host_controls(make_page: Callable[..., 
         expect(page.get_by_test_id(testid)).to_have_count(0)
     expect(page.get_by_test_id("lobby-variant")).to_be_disabled()
     expect(page.get_by_test_id("lobby-target_score")).to_be_disabled()
+
+
+FIELD_LOOK = """(ids) => ids.map((id) => {
+  const s = getComputedStyle(document.querySelector(`[data-testid=${id}]`));
+  return [s.backgroundColor, s.color];
+})"""
+
+
+def test_read_only_settings_all_look_read_only(make_page: Callable[..., Page]) -> None:
+    # Not the host: the selects were greyed out, but the number fields stayed white with black
+    # figures, as if they could be typed into.
+    view = fv.lobby_view(now_ms())
+    view["you"] = {"seat": 2, "hand": [], "moves": {"play": []}}
+    page = make_page()
+    site = FakeSite(page, view)
+    site.open_room()
+    expect(page.get_by_test_id("lobby-wait")).to_be_visible()
+    number, select = page.evaluate(FIELD_LOOK, ["lobby-target_score", "lobby-variant"])
+    assert number == select
+    site.view = fv.lobby_view(now_ms())  # the host's, as the page is reloaded
+    page.reload()
+    expect(page.get_by_test_id("start-btn")).to_be_visible()
+    (enabled,) = page.evaluate(FIELD_LOOK, ["lobby-target_score"])
+    assert enabled != number
