@@ -593,7 +593,9 @@ function box(testid) {
 }
 
 function fly(node, from, to) {
-  if (!from || !to) return Promise.resolve();
+  // Under a dialog (the round's summary, a picker) the table is hidden: a card flying over
+  // the dialog (the winning card, the penalty's draws) only got in the way of reading it.
+  if (!from || !to || document.querySelector('[aria-modal="true"]')) return Promise.resolve();
   const layer = document.getElementById('motion') || document.body;
   node.classList.add('flying');
   node.setAttribute('aria-hidden', 'true');

@@ -156,3 +156,36 @@ def test_read_only_settings_all_look_read_only(make_page: Callable[..., Page]) -
     expect(page.get_by_test_id("start-btn")).to_be_visible()
     (enabled,) = page.evaluate(FIELD_LOOK, ["lobby-target_score"])
     assert enabled != number
+
+
+def test_no_card_flies_over_the_rounds_summary(make_page: Callable[..., Page]) -> None:
+    # The winning card (and draws queued behind it) flew across the summary as it opened.
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    page.evaluate(
+        """() => {
+            window.__flights = 0;
+            new MutationObserver((records) => {
+                for (const r of records) for (const n of r.addedNodes) {
+                    if (n.classList?.contains('flying')) window.__flights += 1;
+                }
+            }).observe(document.body, { childList: true, subtree: true });
+        }"""
+    )
+    over = fv.classic_view(now_ms())
+    over["status"] = "round_over"
+    over["you"]["moves"] = {"play": []}
+    site.push_events(
+        [
+            {"kind": "card_played", "seat": 1, "card": fv.card(50, "red", "number", 5)},
+            {"kind": "card_drawn", "seat": 2, "count": 2},
+            fv.round_ended_event(),
+        ],
+        over,
+    )
+    expect(page.get_by_test_id("round-summary")).to_be_visible()
+    # The first flight leaves as the frame is rendered (the next ones are refused the same way).
+    page.wait_for_function("(window.__unoMotion || []).includes('round_ended')")
+    assert page.evaluate("window.__flights") == 0
