@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, formatNumber, displayName, eventName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
+import { h, t, copyText, formatNumber, displayName, eventName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -51,17 +51,9 @@ function inviteExtras(S, actions, room) {
 
 export function copyInvite(room, actions) {
   const url = inviteUrl(room);
-  const done = () => actions.toast(t('lobby.copied'));
-  if (navigator.clipboard?.writeText) {
-    navigator.clipboard.writeText(url).then(done, () => fallbackCopy(url, done));
-  } else {
-    fallbackCopy(url, done);
-  }
-}
-
-function fallbackCopy(url, done) {
-  const input = document.querySelector('[data-testid="invite-url"]');
-  if (input) { input.select(); done(); }
+  // Copied, or said how to: it read "copied" when only the lobby's field had been selected
+  // (and, on the table, which has no such field, nothing happened at all).
+  copyText(url).then((ok) => actions.toast(ok ? t('lobby.copied') : t('lobby.copy_failed', { url })));
 }
 
 /** How many watch (PROTOCOL extension `view.spectators`); nothing while nobody does. */

@@ -4,7 +4,7 @@
 // /me answer. Changes are pushed (GET /api/tournaments/{t}/events, server-sent events: the
 // public answer each time it changes, docs/protocol.md); while that stream is down the page
 // polls every few seconds instead.
-import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
+import { h, t, copyText, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 import { clampName } from './names.js';
 
@@ -379,13 +379,7 @@ function registrationUrl(code) {
 
 function copyLink(code, actions) {
   const url = registrationUrl(code);
-  const done = () => actions.toast(t('tour.copied'));
-  const fallback = () => {
-    const input = document.querySelector('[data-testid="tour-link"]');
-    if (input) { input.select(); done(); }
-  };
-  if (navigator.clipboard?.writeText) navigator.clipboard.writeText(url).then(done, fallback);
-  else fallback();
+  copyText(url).then((ok) => actions.toast(ok ? t('tour.copied') : t('lobby.copy_failed', { url })));
 }
 
 export function tournamentScreen(S, actions) {

@@ -189,3 +189,36 @@ def test_no_card_flies_over_the_rounds_summary(make_page: Callable[..., Page]) -
     # The first flight leaves as the frame is rendered (the next ones are refused the same way).
     page.wait_for_function("(window.__unoMotion || []).includes('round_ended')")
     assert page.evaluate("window.__flights") == 0
+
+
+def test_copy_invite_without_the_clipboard_api_copies_or_shows_the_link(
+    make_page: Callable[..., Page],
+) -> None:
+    # Over plain http (a server on the home network) there is no navigator.clipboard: the
+    # lobby said "copied" having only selected its field, and the table did nothing at all.
+    page = make_page(**PHONE)
+    page.add_init_script(
+        """
+        Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });
+        window.__copied = [];
+        const real = document.execCommand.bind(document);
+        document.execCommand = (cmd, ...rest) => {
+            if (cmd === 'copy') window.__copied.push(document.activeElement.value);
+            return window.__refuse ? false : real(cmd, ...rest);
+        };
+        """
+    )
+    room = "VAYCU3xQw1OkTgpA6zM-vw"  # a real room code's length: the link is one long word
+    view = fv.classic_view(now_ms())
+    view["room"] = room
+    site = FakeSite(page, view)
+    site.open_room(room)
+    page.get_by_test_id("copy-invite").click()
+    expect(page.get_by_test_id("toast")).to_have_text("Invite link copied")
+    assert page.evaluate("window.__copied") == [f"{ORIGIN}/r/{room}"]
+    page.evaluate("window.__refuse = true")
+    page.get_by_test_id("copy-invite").click()
+    shown = page.get_by_test_id("toast").last
+    expect(shown).to_contain_text(f"{ORIGIN}/r/{room}")
+    box = shown.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box

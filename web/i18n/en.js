@@ -64,6 +64,7 @@ export default {
   'lobby.invite': 'Invite link',
   'lobby.copy': 'Copy invite link',
   'lobby.copied': 'Invite link copied',
+  'lobby.copy_failed': 'Could not copy. The link: {url}',
   'lobby.players': 'Players ({n}/{max})',
   'lobby.add_bot': 'Add bot',
   'lobby.remove_bot': 'Remove',

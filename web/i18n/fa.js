@@ -64,6 +64,7 @@ export default {
   'lobby.invite': 'پیوند دعوت',
   'lobby.copy': 'رونوشت پیوند دعوت',
   'lobby.copied': 'پیوند دعوت رونوشت شد',
+  'lobby.copy_failed': 'رونوشت نشد. پیوند: {url}',
   'lobby.players': 'بازیکنان ({n}/{max})',
   'lobby.add_bot': 'افزودن ربات',
   'lobby.remove_bot': 'حذف',

@@ -64,6 +64,7 @@ export default {
   'lobby.invite': 'Kutsulinkki',
   'lobby.copy': 'Kopioi kutsulinkki',
   'lobby.copied': 'Kutsulinkki kopioitu',
+  'lobby.copy_failed': 'Kopiointi ei onnistunut. Linkki: {url}',
   'lobby.players': 'Pelaajat ({n}/{max})',
   'lobby.add_bot': 'Lisää botti',
   'lobby.remove_bot': 'Poista',

@@ -64,6 +64,7 @@ export default {
   'lobby.invite': 'Davet bağlantısı',
   'lobby.copy': 'Davet bağlantısını kopyala',
   'lobby.copied': 'Davet bağlantısı kopyalandı',
+  'lobby.copy_failed': 'Kopyalanamadı. Bağlantı: {url}',
   'lobby.players': 'Oyuncular ({n}/{max})',
   'lobby.add_bot': 'Bot ekle',
   'lobby.remove_bot': 'Çıkar',
