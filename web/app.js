@@ -643,7 +643,23 @@ function render() {
     if (hadFocus && !app.contains(document.activeElement)) app.focus({ preventScroll: true });
   }
   lastScreen = name;
+  focusPrompt();
   tickTimers(S);
+}
+
+// A question to answer on a timer (challenge a Wild Draw Four, name the color of a turned-up wild)
+// takes the focus when it appears, unless one is typing: from the hand, a keyboard player had
+// to find it with Tab while the shortcuts were off and the seconds ran.
+let shownPrompt = null;
+function focusPrompt() {
+  const prompt = app.querySelector('[data-testid=challenge-dialog], [data-testid=choose-dialog]');
+  const shown = prompt?.dataset.testid ?? null;
+  const fresh = shown && shown !== shownPrompt;
+  shownPrompt = shown;
+  if (!fresh) return;
+  const a = document.activeElement;
+  if (a && a !== document.body && a !== app && (a.matches('input, textarea, select') || !app.contains(a))) return;
+  prompt.querySelector('button:not(:disabled)')?.focus({ preventScroll: true });
 }
 
 function replacedBanner() {

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser import fake_views as fv
-from tests.browser.conftest import ConsoleErrors, now_ms
+from tests.browser.conftest import ConsoleErrors, now_ms, wait_sent
 from tests.browser.fake_site import ORIGIN, FakeSite
 from tests.browser.test_tournament import CODE, FakeTournament, open_tournament, registering
 
@@ -222,3 +222,25 @@ def test_copy_invite_without_the_clipboard_api_copies_or_shows_the_link(
     expect(shown).to_contain_text(f"{ORIGIN}/r/{room}")
     box = shown.bounding_box()
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+
+
+def test_a_challenge_takes_the_focus_unless_one_is_typing(make_page: Callable[..., Page]) -> None:
+    # From the hand, a keyboard player had to find Challenge and Accept with Tab (the
+    # shortcuts are off under the question) while its 10 seconds ran.
+    page = make_page()
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    page.get_by_test_id("card-1").focus()
+    site.push_event({"kind": "challenge_opened", "seat": 0, "offender": 3}, fv.challenge_view())
+    expect(page.get_by_test_id("challenge-btn")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("accept-btn")).to_be_focused()
+    page.keyboard.press("Enter")
+    wait_sent(page, site, "accept")
+    # Typing in the chat when the question comes: the text field keeps the focus.
+    site.push_event({"kind": "turn_passed", "seat": 3}, fv.classic_view(now_ms()))
+    expect(page.get_by_test_id("challenge-dialog")).to_have_count(0)
+    page.get_by_test_id("chat-input").fill("hold on")
+    site.push_event({"kind": "challenge_opened", "seat": 0, "offender": 3}, fv.challenge_view())
+    expect(page.get_by_test_id("challenge-dialog")).to_be_visible()
+    expect(page.get_by_test_id("chat-input")).to_be_focused()
