@@ -244,3 +244,14 @@ def test_a_challenge_takes_the_focus_unless_one_is_typing(make_page: Callable[..
     site.push_event({"kind": "challenge_opened", "seat": 0, "offender": 3}, fv.challenge_view())
     expect(page.get_by_test_id("challenge-dialog")).to_be_visible()
     expect(page.get_by_test_id("chat-input")).to_be_focused()
+
+
+def test_a_phone_offers_no_keyboard_shortcuts(make_page: Callable[..., Page]) -> None:
+    page = make_page(**PHONE)
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    expect(page.get_by_test_id("draw-btn")).to_be_visible()
+    expect(page.get_by_test_id("keys-btn")).to_be_hidden()
+    laptop = make_page()
+    FakeSite(laptop, fv.classic_view(now_ms())).open_room()
+    expect(laptop.get_by_test_id("keys-btn")).to_be_visible()
