@@ -206,6 +206,8 @@ function start() {
   render();
 }
 
+let leaving = false; // this tab sent `leave`: its own player_left is no news
+
 function leaveRoom() {
   if (S.socket) S.socket.stop();
   Object.assign(S, {
@@ -316,6 +318,18 @@ function applyEvents(events, view, version) {
   // Seat names as they were when the events happened (a resume after a reload has no view yet).
   const names = seatNames(before || view);
   for (const ev of fresh) onEvent(ev, ev.version ?? last, names);
+  // The host removed this seat from the lobby: the page went on as a spectator's, saying
+  // nothing ("You are watching"). It says so and offers the join form again.
+  const me = S.session?.role === 'player' ? S.session.player_id : null;
+  const gone = me && !leaving ? fresh.find((ev) => ev.kind === 'player_left' && ev.player_id === me) : null;
+  if (gone) {
+    const room = S.session.room;
+    forgetSession(room);
+    leaveRoom();
+    toast(t(gone.reason === 'away' ? 'room.removed_away' : 'room.removed'));
+    render();
+    return;
+  }
   setView(view, last);
   // A fresh deal is not "new cards": only cards that arrive during a round get the mark.
   if (fresh.some((ev) => ev.kind === 'round_started' || ev.kind === 'hands_shuffled' || ev.kind === 'hands_swapped' || ev.kind === 'hands_rotated')) S.newCards = new Set();
@@ -542,12 +556,14 @@ function answered(id) {
 /** Send `leave`, wait for its answer (2 s at most), forget the seat and go home. */
 async function leaveSeat() {
   if (!S.socket) return;
+  leaving = true;
   const id = S.socket.send({ type: 'leave' });
   await new Promise((resolve) => {
     waiting.set(id, resolve);
     setTimeout(resolve, 2000);
   });
   waiting.delete(id);
+  leaving = false;
   if (S.session) forgetSession(S.session.room);
   S.confirmLeave = false;
   navigate('/');

@@ -67,3 +67,30 @@ def test_a_tournament_name_already_entered_is_refused_with_a_free_variant(
     code = link.rsplit("/", 1)[1]
     entrants = httpx.get(f"{live_server}/api/tournaments/{code}", timeout=5).json()["entrants"]
     assert [e["name"] for e in entrants] == ["Ali", "ali 2"]
+
+
+def test_a_player_the_host_removes_is_told_and_can_join_again(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    # The removed player's page went on as a spectator's ("You are watching"), saying nothing.
+    host = pages("host")
+    host.goto(f"{live_server}/")
+    host.get_by_test_id("create-name").fill("Hana")
+    host.get_by_test_id("create-btn").click()
+    expect(host.get_by_test_id("lobby")).to_be_visible()
+    invite = host.get_by_test_id("invite-url").input_value()
+    guest = pages("guest", locale="fi-FI", **PHONE)
+    guest.goto(invite)
+    guest.get_by_test_id("join-name").fill("Gül")
+    guest.get_by_test_id("join-btn").click()
+    expect(guest.get_by_test_id("lobby")).to_be_visible()
+    host.get_by_test_id("remove-seat-1").click()
+    expect(guest.get_by_test_id("toast")).to_have_text(
+        "Isäntä poisti sinut huoneesta. Voit liittyä uudelleen."
+    )
+    expect(guest.get_by_test_id("join-form")).to_be_visible()
+    expect(guest.get_by_test_id("spectator-badge")).to_have_count(0)
+    guest.get_by_test_id("join-name").fill("Gül")
+    guest.get_by_test_id("join-btn").click()
+    expect(guest.get_by_test_id("lobby")).to_be_visible()
+    expect(host.get_by_test_id("lobby-seat-1")).to_contain_text("Gül")

@@ -390,6 +390,8 @@ export default {
   'summary.host_deals': 'Waiting for {name} (host) to deal the next round.',
   'summary.host_new_match': 'The match is over. {name} (host) can start a new match.',
   'room.leave': 'Leave room',
+  'room.removed': 'The host removed you from the room. You can join again.',
+  'room.removed_away': 'You were away, so your seat was freed. You can join again.',
   'room.stop_watching': 'Stop watching',
   'room.stay': 'Stay',
   'room.leave_ask': 'Leave and free your seat?',

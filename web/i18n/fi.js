@@ -390,6 +390,8 @@ export default {
   'summary.host_deals': 'Odotetaan, että {name} (isäntä) jakaa seuraavan kierroksen.',
   'summary.host_new_match': 'Ottelu on ohi. {name} (isäntä) voi aloittaa uuden ottelun.',
   'room.leave': 'Poistu huoneesta',
+  'room.removed': 'Isäntä poisti sinut huoneesta. Voit liittyä uudelleen.',
+  'room.removed_away': 'Olit poissa, joten paikkasi vapautettiin. Voit liittyä uudelleen.',
   'room.stop_watching': 'Lopeta katselu',
   'room.stay': 'Jää',
   'room.leave_ask': 'Poistutaanko ja vapautetaanko paikkasi?',

@@ -390,6 +390,8 @@ export default {
   'summary.host_deals': 'Sonraki eli {name} (ev sahibi) dağıtacak; bekleniyor.',
   'summary.host_new_match': 'Maç bitti. {name} (ev sahibi) yeni bir maç başlatabilir.',
   'room.leave': 'Odadan çık',
+  'room.removed': 'Oda sahibi seni odadan çıkardı. Yeniden katılabilirsin.',
+  'room.removed_away': 'Uzakta olduğun için yerin boşaltıldı. Yeniden katılabilirsin.',
   'room.stop_watching': 'İzlemeyi bırak',
   'room.stay': 'Kal',
   'room.leave_ask': 'Çıkıp koltuğunu boşaltmak istiyor musun?',
