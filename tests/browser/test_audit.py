@@ -255,3 +255,30 @@ def test_a_phone_offers_no_keyboard_shortcuts(make_page: Callable[..., Page]) ->
     laptop = make_page()
     FakeSite(laptop, fv.classic_view(now_ms())).open_room()
     expect(laptop.get_by_test_id("keys-btn")).to_be_visible()
+
+
+CONTRAST = """(el) => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const clear = (e) => /^rgba\\(0, 0, 0, 0\\)$|transparent/
+    .test(getComputedStyle(e).backgroundColor);
+  let bg = el;
+  while (bg && clear(bg)) bg = bg.parentElement;
+  const a = lum(rgb(getComputedStyle(el).color));
+  const b = lum(rgb(getComputedStyle(bg || document.body).backgroundColor));
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+
+
+def test_the_leave_question_on_the_table_is_readable(make_page: Callable[..., Page]) -> None:
+    # "Leave? A bot plays for you until the game ends." was dark grey on the dark green.
+    page = make_page(**PHONE)
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room()
+    page.get_by_test_id("leave-btn").click()
+    question = page.get_by_test_id("leave-ask").locator("span")
+    expect(question).to_be_visible()
+    assert question.evaluate(CONTRAST) >= 4.5
