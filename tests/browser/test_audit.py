@@ -258,22 +258,25 @@ def test_a_phone_offers_no_keyboard_shortcuts(make_page: Callable[..., Page]) ->
 
 
 CONTRAST = """(el) => {
-  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const rgb = (c) => {
+    const v = c.match(/[\\d.]+/g).map(Number);
+    return v.length < 4 ? [...v, 1] : v;
+  };
   const lum = ([r, g, b]) => {
     const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
     return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
   };
-  const clear = (e) => /^rgba\\(0, 0, 0, 0\\)$|transparent/
-    .test(getComputedStyle(e).backgroundColor);
+  // A background at most half opaque (the table's panels are white at 8%) shows the one below.
+  const clear = (e) => { const c = rgb(getComputedStyle(e).backgroundColor); return c[3] < 0.5; };
   let bg = el;
   while (bg && clear(bg)) bg = bg.parentElement;
-  const a = lum(rgb(getComputedStyle(el).color));
+  const a = lum(rgb(getComputedStyle(el).color));  // lum reads r, g, b and ignores alpha
   const b = lum(rgb(getComputedStyle(bg || document.body).backgroundColor));
   return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 }"""
 
 
-def test_the_leave_question_on_the_table_is_readable(make_page: Callable[..., Page]) -> None:
+def test_text_on_the_dark_table_is_readable(make_page: Callable[..., Page]) -> None:
     # "Leave? A bot plays for you until the game ends." was dark grey on the dark green.
     page = make_page(**PHONE)
     site = FakeSite(page, fv.classic_view(now_ms()))
@@ -282,3 +285,5 @@ def test_the_leave_question_on_the_table_is_readable(make_page: Callable[..., Pa
     question = page.get_by_test_id("leave-ask").locator("span")
     expect(question).to_be_visible()
     assert question.evaluate(CONTRAST) >= 4.5
+    # And "(you)" beside your name above the hand (2:1).
+    assert page.get_by_test_id("seat-0").locator(".muted").evaluate(CONTRAST) >= 4.5
