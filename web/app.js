@@ -672,7 +672,7 @@ function focusPrompt() {
   const shown = prompt?.dataset.testid ?? null;
   const fresh = shown && shown !== shownPrompt;
   shownPrompt = shown;
-  if (!fresh) return;
+  if (!fresh || document.querySelector('[aria-modal="true"]')) return;
   const a = document.activeElement;
   if (a && a !== document.body && a !== app && (a.matches('input, textarea, select') || !app.contains(a))) return;
   prompt.querySelector('button:not(:disabled)')?.focus({ preventScroll: true });
