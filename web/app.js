@@ -206,6 +206,8 @@ function start() {
   render();
 }
 
+let leaving = false; // this tab sent `leave`: its own player_left is no news
+
 function leaveRoom() {
   if (S.socket) S.socket.stop();
   Object.assign(S, {
@@ -316,6 +318,18 @@ function applyEvents(events, view, version) {
   // Seat names as they were when the events happened (a resume after a reload has no view yet).
   const names = seatNames(before || view);
   for (const ev of fresh) onEvent(ev, ev.version ?? last, names);
+  // The host removed this seat from the lobby: the page went on as a spectator's, saying
+  // nothing ("You are watching"). It says so and offers the join form again.
+  const me = S.session?.role === 'player' ? S.session.player_id : null;
+  const gone = me && !leaving ? fresh.find((ev) => ev.kind === 'player_left' && ev.player_id === me) : null;
+  if (gone) {
+    const room = S.session.room;
+    forgetSession(room);
+    leaveRoom();
+    toast(t(gone.reason === 'away' ? 'room.removed_away' : 'room.removed'));
+    render();
+    return;
+  }
   setView(view, last);
   // A fresh deal is not "new cards": only cards that arrive during a round get the mark.
   if (fresh.some((ev) => ev.kind === 'round_started' || ev.kind === 'hands_shuffled' || ev.kind === 'hands_swapped' || ev.kind === 'hands_rotated')) S.newCards = new Set();
@@ -542,12 +556,14 @@ function answered(id) {
 /** Send `leave`, wait for its answer (2 s at most), forget the seat and go home. */
 async function leaveSeat() {
   if (!S.socket) return;
+  leaving = true;
   const id = S.socket.send({ type: 'leave' });
   await new Promise((resolve) => {
     waiting.set(id, resolve);
     setTimeout(resolve, 2000);
   });
   waiting.delete(id);
+  leaving = false;
   if (S.session) forgetSession(S.session.room);
   S.confirmLeave = false;
   navigate('/');
@@ -629,10 +645,37 @@ function render() {
   if (replaced && screen) screen.inert = true;
   // The live screens (lobby, table) are patched in place; a new screen replaces the old one.
   const name = screenName();
+  const moved = lastScreen !== null && lastScreen !== name;
+  const active = document.activeElement;
+  const hadFocus = !!active && active !== app && app.contains(active);
   if ((name === 'lobby' || name === 'table') && lastScreen === name) patch(app, replaced ? replacedBanner() : null, screen);
   else replaceKeepingFocus(app, replaced ? replacedBanner() : null, screen);
+  if (moved) {
+    // A new screen starts at its top: a guest reading the rules far down the lobby when the
+    // host dealt was left at the bottom of the table (the chat), the piles and hand above.
+    window.scrollTo(0, 0);
+    // The button pressed went with the old screen: the focus stays in the page's main region
+    // (where a screen reader reads on, and Tab goes on), not on nothing.
+    if (hadFocus && !app.contains(document.activeElement)) app.focus({ preventScroll: true });
+  }
   lastScreen = name;
+  focusPrompt();
   tickTimers(S);
+}
+
+// A question to answer on a timer (challenge a Wild Draw Four, name the color of a turned-up wild)
+// takes the focus when it appears, unless one is typing: from the hand, a keyboard player had
+// to find it with Tab while the shortcuts were off and the seconds ran.
+let shownPrompt = null;
+function focusPrompt() {
+  const prompt = app.querySelector('[data-testid=challenge-dialog], [data-testid=choose-dialog]');
+  const shown = prompt?.dataset.testid ?? null;
+  const fresh = shown && shown !== shownPrompt;
+  shownPrompt = shown;
+  if (!fresh || document.querySelector('[aria-modal="true"]')) return;
+  const a = document.activeElement;
+  if (a && a !== document.body && a !== app && (a.matches('input, textarea, select') || !app.contains(a))) return;
+  prompt.querySelector('button:not(:disabled)')?.focus({ preventScroll: true });
 }
 
 function replacedBanner() {

@@ -713,6 +713,28 @@ export function tickTimers(S) {
 }
 
 /** The way on from a page whose room, tournament or match is not there: the home page. */
+/**
+ * Put `text` on the clipboard; resolves to whether it got there. The Clipboard API exists only
+ * on https (or localhost): a server reached over plain http on the home network has none, so
+ * a hidden field is copied the old way (in the click's own turn, while that is still allowed).
+ */
+export function copyText(text) {
+  const old = () => {
+    const field = h('textarea', { readonly: true, 'aria-hidden': 'true', style: 'position:fixed;top:0;left:0;opacity:0;' });
+    field.value = text;
+    const had = document.activeElement;
+    document.body.append(field);
+    field.select();
+    let ok = false;
+    try { ok = document.execCommand('copy'); } catch { ok = false; }
+    field.remove();
+    had?.focus?.({ preventScroll: true });
+    return ok;
+  };
+  if (!navigator.clipboard?.writeText) return Promise.resolve(old());
+  return navigator.clipboard.writeText(text).then(() => true, () => old());
+}
+
 export function homeLink(actions) {
   return h('p', {}, h('a', {
     class: 'button primary', href: '/', testid: 'go-home',

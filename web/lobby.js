@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, formatNumber, displayName, eventName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
+import { h, t, copyText, formatNumber, displayName, eventName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -51,17 +51,9 @@ function inviteExtras(S, actions, room) {
 
 export function copyInvite(room, actions) {
   const url = inviteUrl(room);
-  const done = () => actions.toast(t('lobby.copied'));
-  if (navigator.clipboard?.writeText) {
-    navigator.clipboard.writeText(url).then(done, () => fallbackCopy(url, done));
-  } else {
-    fallbackCopy(url, done);
-  }
-}
-
-function fallbackCopy(url, done) {
-  const input = document.querySelector('[data-testid="invite-url"]');
-  if (input) { input.select(); done(); }
+  // Copied, or said how to: it read "copied" when only the lobby's field had been selected
+  // (and, on the table, which has no such field, nothing happened at all).
+  copyText(url).then((ok) => actions.toast(ok ? t('lobby.copied') : t('lobby.copy_failed', { url })));
 }
 
 /** How many watch (PROTOCOL extension `view.spectators`); nothing while nobody does. */
@@ -88,7 +80,11 @@ export function hostCountdown(S, view) {
 export function lobbyScreen(S, actions) {
   const view = S.view;
   const you = view.you;
-  const isHost = you && you.seat != null && you.seat === view.host;
+  // A tournament's table is dealt by the tournament once every entrant is here, with its
+  // settings and bots: the entrant in the host seat gets no Start, bots, removals or settings
+  // (the tournament put them back, and a Start before the others came dealt them in absent).
+  const tournament = S.session?.tournament || null;
+  const isHost = !tournament && you && you.seat != null && you.seat === view.host;
   const moves = you?.moves || {};
   const canStart = 'start' in moves ? !!moves.start : isHost && view.seats.length >= 2;
   const max = view.settings?.max_players ?? 10;
@@ -137,6 +133,9 @@ export function lobbyScreen(S, actions) {
       }, t('lobby.start'))),
     // Alone in a new room the Start button is off: say what it waits for.
     alone ? h('p', { class: 'muted', id: 'start-hint', testid: 'start-hint' }, t('lobby.need_two')) : null)
+    : tournament ? h('div', { class: 'host-controls' },
+      h('p', { class: 'muted', testid: 'lobby-wait' }, t('lobby.tournament_wait')),
+      h('a', { class: 'button ghost', href: `/t/${encodeURIComponent(tournament)}`, testid: 'tournament-link' }, t('tour.back')))
     : h('p', { class: 'muted', testid: 'lobby-wait' }, t('lobby.waiting_host'));
 
   const form = settingsForm(view.settings || {}, {
@@ -154,14 +153,14 @@ export function lobbyScreen(S, actions) {
         invite,
         h('h2', {}, t('lobby.players', { n: view.seats.length, max }), ' ', spectatorCount(view)),
         seats,
-        hostCountdown(S, view),
+        tournament ? null : hostCountdown(S, view),
         controls,
         you ? leaveButton(S, actions) : stopWatching(actions)),
       // Chat next to the seats (it sat below the long settings form, out of sight).
       chatPanel(S, actions)),
     h('div', { class: 'panel' },
       h('h2', {}, t('lobby.settings')),
-      isHost ? null : h('p', { class: 'muted' }, t('lobby.settings_readonly')),
+      isHost ? null : h('p', { class: 'muted' }, t(tournament ? 'lobby.settings_tournament' : 'lobby.settings_readonly')),
       form));
 }
 

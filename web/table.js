@@ -5,7 +5,9 @@ import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectator
 
 
 // The same breakpoint as the phone rules of style.css; app.js re-renders when it is crossed.
-export const NARROW = window.matchMedia('(max-width: 820px)');
+// A narrow screen, or a short one (a phone held sideways, 390 px high): the ellipse of the felt
+// alone was taller than the screen, so the piles and the hand could not be seen together.
+export const NARROW = window.matchMedia('(max-width: 820px), (max-height: 500px)');
 
 // --- helpers ------------------------------------------------------------------------------
 
@@ -591,7 +593,9 @@ function box(testid) {
 }
 
 function fly(node, from, to) {
-  if (!from || !to) return Promise.resolve();
+  // Under a dialog (the round's summary, a picker) the table is hidden: a card flying over
+  // the dialog (the winning card, the penalty's draws) only got in the way of reading it.
+  if (!from || !to || document.querySelector('[aria-modal="true"]')) return Promise.resolve();
   const layer = document.getElementById('motion') || document.body;
   node.classList.add('flying');
   node.setAttribute('aria-hidden', 'true');

@@ -4,18 +4,20 @@
 // /me answer. Changes are pushed (GET /api/tournaments/{t}/events, server-sent events: the
 // public answer each time it changes, docs/protocol.md); while that stream is down the page
 // polls every few seconds instead.
-import { h, t, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
+import { h, t, copyText, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 import { clampName } from './names.js';
 
 export const POLL_MS = 3000;
 const PUSH_RETRY_MS = 5000;  // a stream that could not be opened is tried again this late
 
+// By code from the catalogs, never the server's English message (a Persian page said "the
+// match database is unavailable").
 function errorText(err) {
   if (err instanceof ApiError) {
     const key = `err.${err.code}`;
     const text = t(key);
-    return text !== key ? text : (err.message || t('err.generic'));
+    if (text !== key) return text;
   }
   return t('err.generic');
 }
@@ -187,6 +189,7 @@ const T = {
   error: null,       // the last failure of GET /api/tournaments/{t}
   draft: null,       // the name typed in the registration form
   regError: '',
+  regSuggest: null,  // the free variant of a name an entrant already has (`name_taken`)
   hostError: '',
   busy: false,
   sig: '',
@@ -198,7 +201,7 @@ let loop = null;
 
 function resetFor(code) {
   Object.assign(T, {
-    code, data: null, fetchedAt: 0, me: null, error: null, draft: null, regError: '', hostError: '',
+    code, data: null, fetchedAt: 0, me: null, error: null, draft: null, regError: '', regSuggest: null, hostError: '',
     busy: false, sig: '', ready: null, removed: false,
   });
 }
@@ -376,13 +379,7 @@ function registrationUrl(code) {
 
 function copyLink(code, actions) {
   const url = registrationUrl(code);
-  const done = () => actions.toast(t('tour.copied'));
-  const fallback = () => {
-    const input = document.querySelector('[data-testid="tour-link"]');
-    if (input) { input.select(); done(); }
-  };
-  if (navigator.clipboard?.writeText) navigator.clipboard.writeText(url).then(done, fallback);
-  else fallback();
+  copyText(url).then((ok) => actions.toast(ok ? t('tour.copied') : t('lobby.copy_failed', { url })));
 }
 
 export function tournamentScreen(S, actions) {
@@ -414,7 +411,7 @@ export function tournamentScreen(S, actions) {
         data.match?.target_score ? h('span', { class: 'muted' }, t('tour.match_target', { n: data.match.target_score })) : null,
         data.match?.rounds ? h('span', { class: 'muted' }, data.match.rounds === 1 ? t('tour.match_rounds_one') : t('tour.match_rounds', { n: data.match.rounds })) : null),
       data.host ? h('p', { class: 'muted', testid: 'tour-hosted-by' }, t('tour.hosted_by', { name: data.host })) : null,
-      data.error ? h('p', { class: 'error', testid: 'tour-stopped' }, t('tour.stopped', { reason: data.error })) : null,
+      data.error ? h('p', { class: 'error', testid: 'tour-stopped' }, t('tour.stopped')) : null,
       T.error ? h('p', { class: 'error', testid: 'tour-poll-error' }, errorText(T.error)) : null),
     winner ? h('div', { class: 'panel tour-winner', testid: 'tour-winner', role: 'status' },
       h('span', { 'aria-hidden': 'true' }, '🏆 '), t('tour.winner', { name: winner })) : null,
@@ -495,6 +492,7 @@ function registerForm(code, actions) {
     if (T.busy) return;
     T.busy = true;
     T.regError = '';
+    T.regSuggest = null;
     try {
       rememberName(who);
       const res = await api.tournamentEnter(code, who);
@@ -503,15 +501,34 @@ function registerForm(code, actions) {
       T.removed = false;
       actions.toast(t('tour.entered'));
     } catch (err) {
-      T.regError = err.code === 'full' ? t('tour.full') : err.status === 409 ? t('tour.closed_409') : errorText(err);
+      if (err.code === 'name_taken') {
+        T.regError = t('tour.name_taken');
+        T.regSuggest = typeof err.detail?.suggestion === 'string' ? err.detail.suggestion : null;
+      } else {
+        T.regError = err.code === 'full' ? t('tour.full') : err.status === 409 ? t('tour.closed_409') : errorText(err);
+      }
     }
     T.busy = false;
     actions.render();
+    if (T.regSuggest) document.querySelector('[data-testid=use-suggested]')?.focus();
     refreshNow();
   };
+  // Two entrants of one name cannot be told apart: the server offers a free variant.
+  const suggestion = T.regSuggest ? h('button', {
+    type: 'button', class: 'small', testid: 'use-suggested',
+    onclick: (e) => {
+      const field = e.currentTarget.closest('form').querySelector('[data-testid=tour-name]');
+      field.value = T.regSuggest;
+      T.draft = T.regSuggest;
+      T.regError = '';
+      T.regSuggest = null;
+      actions.render();
+      document.querySelector('[data-testid=tour-name]')?.focus();
+    },
+  }, h('bdi', {}, t('join.use_name', { name: T.regSuggest }))) : null;
   return h('form', { onsubmit: enter, testid: 'tour-enter-form' },
     h('div', { class: 'field' }, h('label', { for: 'tour-name' }, t('home.your_name')), name),
-    h('p', { class: 'error', role: 'alert', testid: 'tour-enter-error' }, T.regError),
+    h('p', { class: 'error', role: 'alert', testid: 'tour-enter-error' }, T.regError, suggestion ? ' ' : null, suggestion),
     h('button', { type: 'submit', class: 'primary', testid: 'tour-enter' }, t('tour.enter')));
 }
 

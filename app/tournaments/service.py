@@ -25,6 +25,7 @@ import orjson
 
 from app.bus.base import Bus
 from app.bus.memory import MemoryBus
+from app.rooms.names import free_name, name_key
 from app.rooms.scheduler import wall_ms
 from app.rooms.service import RoomError
 from app.store.rooms import token_digest
@@ -175,6 +176,16 @@ class TournamentService:
                 raise RoomError("already_started", "the tournament has started", 409)
             if len(record.entrants) >= validation.MAX_ENTRANTS:
                 raise RoomError("full", f"at most {validation.MAX_ENTRANTS} entrants", 409)
+            # Two entrants of one name could not be told apart in the standings (and their
+            # table would seat one as "Ana 2"): refused with a free variant, as a room does.
+            taken = {name_key(e.name) for e in record.entrants.values()}
+            if name_key(name) in taken:
+                raise RoomError(
+                    "name_taken",
+                    "an entrant already has that name",
+                    409,
+                    {"suggestion": free_name(name, taken)},
+                )
             record.entrants[entrant_id] = EntrantRecord(entrant_id, name, token_digest(token))
 
         await self.runner.change(code, self._load, add)
