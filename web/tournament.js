@@ -189,7 +189,6 @@ const T = {
   error: null,       // the last failure of GET /api/tournaments/{t}
   draft: null,       // the name typed in the registration form
   regError: '',
-  regSuggest: null,  // the free variant of a name an entrant already has (`name_taken`)
   hostError: '',
   busy: false,
   sig: '',
@@ -201,7 +200,7 @@ let loop = null;
 
 function resetFor(code) {
   Object.assign(T, {
-    code, data: null, fetchedAt: 0, me: null, error: null, draft: null, regError: '', regSuggest: null, hostError: '',
+    code, data: null, fetchedAt: 0, me: null, error: null, draft: null, regError: '', hostError: '',
     busy: false, sig: '', ready: null, removed: false,
   });
 }
@@ -492,43 +491,25 @@ function registerForm(code, actions) {
     if (T.busy) return;
     T.busy = true;
     T.regError = '';
-    T.regSuggest = null;
     try {
       rememberName(who);
       const res = await api.tournamentEnter(code, who);
-      writeJson(ENTRANT + code, { entrant_id: res.entrant_id, token: res.token, name: who });
+      // A name an entrant already has is registered as a free variant ("Ali 2"): said here.
+      const registered = typeof res.name === 'string' && res.name ? res.name : who;
+      writeJson(ENTRANT + code, { entrant_id: res.entrant_id, token: res.token, name: registered });
       T.draft = null;
       T.removed = false;
-      actions.toast(t('tour.entered'));
+      actions.toast(registered === who ? t('tour.entered') : t('tour.entered_as', { name: registered }));
     } catch (err) {
-      if (err.code === 'name_taken') {
-        T.regError = t('tour.name_taken');
-        T.regSuggest = typeof err.detail?.suggestion === 'string' ? err.detail.suggestion : null;
-      } else {
-        T.regError = err.code === 'full' ? t('tour.full') : err.status === 409 ? t('tour.closed_409') : errorText(err);
-      }
+      T.regError = err.code === 'full' ? t('tour.full') : err.status === 409 ? t('tour.closed_409') : errorText(err);
     }
     T.busy = false;
     actions.render();
-    if (T.regSuggest) document.querySelector('[data-testid=use-suggested]')?.focus();
     refreshNow();
   };
-  // Two entrants of one name cannot be told apart: the server offers a free variant.
-  const suggestion = T.regSuggest ? h('button', {
-    type: 'button', class: 'small', testid: 'use-suggested',
-    onclick: (e) => {
-      const field = e.currentTarget.closest('form').querySelector('[data-testid=tour-name]');
-      field.value = T.regSuggest;
-      T.draft = T.regSuggest;
-      T.regError = '';
-      T.regSuggest = null;
-      actions.render();
-      document.querySelector('[data-testid=tour-name]')?.focus();
-    },
-  }, h('bdi', {}, t('join.use_name', { name: T.regSuggest }))) : null;
   return h('form', { onsubmit: enter, testid: 'tour-enter-form' },
     h('div', { class: 'field' }, h('label', { for: 'tour-name' }, t('home.your_name')), name),
-    h('p', { class: 'error', role: 'alert', testid: 'tour-enter-error' }, T.regError, suggestion ? ' ' : null, suggestion),
+    h('p', { class: 'error', role: 'alert', testid: 'tour-enter-error' }, T.regError),
     h('button', { type: 'submit', class: 'primary', testid: 'tour-enter' }, t('tour.enter')));
 }
 

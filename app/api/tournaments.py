@@ -59,7 +59,12 @@ def build_router(service: TournamentService) -> APIRouter:
         with _reachable():
             registered = await service.register(code, body.name)
         return JSONResponse(
-            {"entrant_id": registered.entrant_id, "token": registered.token}, status_code=201
+            {
+                "entrant_id": registered.entrant_id,
+                "token": registered.token,
+                "name": registered.name,
+            },
+            status_code=201,
         )
 
     @router.delete("/{code}/entrants/{entrant_id}", status_code=204)

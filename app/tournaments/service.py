@@ -53,6 +53,7 @@ class CreatedTournament:
 class Registered:
     entrant_id: str
     token: str
+    name: str  # as registered: a free variant when an entrant had the name already
 
 
 def channel(code: str) -> str:
@@ -170,6 +171,7 @@ class TournamentService:
         await self._load(code)  # an unknown code: 404 before anything is leased
         token = secrets.token_urlsafe(32)
         entrant_id = "e_" + secrets.token_urlsafe(9)
+        names: list[str] = []  # the name `add` registered (it may run again on a conflict)
 
         async def add(record: TournamentRecord) -> None:
             if record.status != REGISTERING:
@@ -177,19 +179,16 @@ class TournamentService:
             if len(record.entrants) >= validation.MAX_ENTRANTS:
                 raise RoomError("full", f"at most {validation.MAX_ENTRANTS} entrants", 409)
             # Two entrants of one name could not be told apart in the standings (and their
-            # table would seat one as "Ana 2"): refused with a free variant, as a room does.
+            # table would seat one as "Ana 2"). PROTOCOL 6 answers a registration 201 until
+            # the start, so the newcomer is registered under a free variant ("Ana 2"),
+            # which the answer names.
             taken = {name_key(e.name) for e in record.entrants.values()}
-            if name_key(name) in taken:
-                raise RoomError(
-                    "name_taken",
-                    "an entrant already has that name",
-                    409,
-                    {"suggestion": free_name(name, taken)},
-                )
-            record.entrants[entrant_id] = EntrantRecord(entrant_id, name, token_digest(token))
+            chosen = free_name(name, taken)
+            names.append(chosen)
+            record.entrants[entrant_id] = EntrantRecord(entrant_id, chosen, token_digest(token))
 
         await self.runner.change(code, self._load, add)
-        return Registered(entrant_id, token)
+        return Registered(entrant_id, token, names[-1])
 
     async def remove(self, code: str, entrant_id: str, authorization: str | None) -> None:
         async def drop(record: TournamentRecord) -> None:

@@ -56,9 +56,22 @@ async def register(h: Harness, code: str, name: str) -> dict[str, Any]:
     response = await h.http.post(f"/api/tournaments/{code}/entrants", json={"name": name})
     assert response.status_code == 201, response.text
     entrant: dict[str, Any] = response.json()
-    assert set(entrant) == {"entrant_id", "token"}
+    assert set(entrant) == {"entrant_id", "token", "name"}
     h.auditor.tokens.add(entrant["token"])
     return entrant
+
+
+async def test_a_name_already_entered_is_registered_as_a_free_variant(server: Harness) -> None:
+    """Two entrants of one name could not be told apart in the standings: the second is
+    registered (PROTOCOL 6: 201 until the start) as the first free variant, and told so."""
+    h = server
+    code = (await create(h))["tournament"]
+    assert (await register(h, code, "Ali"))["name"] == "Ali"
+    assert (await register(h, code, "ali"))["name"] == "ali 2"
+    assert (await register(h, code, "ALI "))["name"] == "ALI 3"
+    assert (await register(h, code, "Ana"))["name"] == "Ana"
+    names = [e["name"] for e in (await get(h, code))["entrants"]]
+    assert names == ["Ali", "ali 2", "ALI 3", "Ana"]
 
 
 async def get(h: Harness, code: str) -> dict[str, Any]:
