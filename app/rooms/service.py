@@ -751,7 +751,7 @@ class RoomService:
         if used:
             self._touched[record.code] = self.clock()
         if self.shared is not None:  # compare-and-set; wake-up, rounds and notice included
-            await self.shared.commit(record, state, events)
+            await self.shared.commit(record, state, events, used=used)
             # Reserved here too: a room Redis lost comes back from a checkpoint a few seconds
             # old, and must go on above every version it sent since.
             await self.versions.committed(record.code, state.version, self.clock())

@@ -158,7 +158,9 @@ class SharedRooms:
         log.warning("%s gave up after %d conflicts", name, TRIES)
         return None  # type: ignore[return-value]
 
-    async def commit(self, record: RoomRecord, state: State, events: list[Event]) -> None:
+    async def commit(
+        self, record: RoomRecord, state: State, events: list[Event], *, used: bool = True
+    ) -> None:
         service = self.service
         room = record.code
         expected = record.version
@@ -175,6 +177,7 @@ class SharedRooms:
             rounds=list(map(encode_round, pending)) if pending else (),
             # Only a commit that won is observed (a lost attempt is re-run on the new state).
             observers=service.commit_observers,
+            used=used,
         )
 
     def plan(self, room: str, state: State) -> None:

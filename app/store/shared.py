@@ -64,10 +64,12 @@ class SharedRoomStore(RoomStore, Protocol):
         wake_at: int | None,
         rounds: Sequence[bytes] = (),
         observers: Sequence[Callable[[str, Sequence[Event]], object]] = (),
+        used: bool = True,
     ) -> None:
         """Raises CommitConflict, DuplicateCommand or StoreUnavailable. Each of `observers`
         is told (room, events) once the commit won, before the events are handed to the
-        history."""
+        history. A commit nobody made (`used` False: a timer's, a bot's) does not keep the
+        room from expiring."""
         ...
 
     async def reschedule(self, room: str, version: int, wake_at: int | None) -> None:

@@ -342,6 +342,37 @@ async def test_every_key_of_a_room_keeps_an_expiry_refreshed_now_and_then(
     assert all(95_000 < ttl <= 100_000 for ttl in (await ttls()).values())
 
 
+async def test_a_commit_nobody_made_leaves_the_rooms_expiry_as_it_is(
+    redis_client: Redis, prefix: str
+) -> None:
+    """A timer's or a bot's commit (`used=False`) refreshes no expiry: an absent host's wait
+    starting again every minute kept a table nobody came back to in Redis for ever. A key
+    such a commit creates gets the room's remaining time, not a fresh TTL."""
+    store = RedisRoomStore(redis_client, prefix=prefix, idle_ttl_seconds=100)
+    names = ["state", "events", "snaps", "snapv", "cmds", "cmdq"]
+
+    async def ttls() -> dict[str, int]:
+        return {name: await redis_client.pttl(store.key("r1", name)) for name in names}
+
+    await store.create(_record(), [])  # no events yet: the stream does not exist
+    for name in names:  # as if an hour had passed since anyone did anything
+        await redis_client.pexpire(store.key("r1", name), 50_000)
+    first = await store.load("r1")
+    assert first is not None
+    _advance(first, 1)
+    await store.commit_shared("r1", 0, first, _events(1, 1), wake_at=None, used=False)
+    left = await ttls()
+    assert left["cmds"] == left["cmdq"] == -2  # no ack: never created
+    assert all(0 < left[name] <= 50_000 for name in names[:4]), left
+    # A use (a command) refreshes them all.
+    second = await store.load("r1")
+    assert second is not None
+    _advance(second, 2)
+    await store.commit_shared("r1", 1, second, _events(2, 2), wake_at=None)
+    refreshed = await ttls()
+    assert all(90_000 < refreshed[name] <= 100_000 for name in names[:4]), refreshed
+
+
 async def test_idle_rooms_expire(redis_client: Redis, prefix: str) -> None:
     store = RedisRoomStore(redis_client, prefix=prefix, idle_ttl_seconds=1)
     await store.create(_record(version=1), _events(1, 1))

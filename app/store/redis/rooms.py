@@ -326,6 +326,7 @@ class RedisRoomStore:
         wake_at: int | None,
         rounds: Sequence[bytes] = (),
         observers: Sequence[Callable[[str, Sequence[Event]], object]] = (),
+        used: bool = True,
     ) -> None:
         origin = record.origin
         entry: _Room
@@ -367,7 +368,10 @@ class RedisRoomStore:
             _events_blob(events) if events else "",
             events[0].version if events else version,
             "" if wake_at is None else wake_at,
-            self._ttl_ms,
+            # Negative: a timer's or a bot's commit, which leaves the room's expiry as it is
+            # (else a table nobody comes back to, its absent host's wait starting again every
+            # minute, would never expire).
+            self._ttl_ms if used else -self._ttl_ms,
             self._history_limit,
             self._states_kept,
             ACK_CACHE_SIZE,

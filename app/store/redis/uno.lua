@@ -24,8 +24,16 @@ end
 -- A commit refreshes the six expiries only once a tenth of the TTL has passed since the last
 -- refresh (the state hash's PTTL tells), or when it created a key that has none yet: an idle
 -- room expires between 0.9 and 1 TTL after its last write, for one call instead of six.
+-- A negative TTL is a commit nobody made (a timer's, a bot's): it only gives a key it created
+-- the expiry of the others, so that a table nobody comes back to still expires.
 local function refresh_room(keys, ttl, created)
-  if created or redis.call('PTTL', keys[1]) < tonumber(ttl) * 0.9 then
+  ttl = tonumber(ttl)
+  if ttl < 0 then
+    if created then
+      local left = redis.call('PTTL', keys[1])
+      expire_room(keys, left > 0 and left or -ttl)
+    end
+  elseif created or redis.call('PTTL', keys[1]) < ttl * 0.9 then
     expire_room(keys, ttl)
   end
 end
@@ -80,7 +88,8 @@ redis.register_function('uno_create', function(keys, args)
 end)
 
 -- ARGV: room, expected rev ("" = version only), expected version, new version, state blob,
---   meta, events blob ("" = no events), first version, wake ("" = none), ttl ms,
+--   meta, events blob ("" = no events), first version, wake ("" = none), ttl ms (negative:
+--   a commit nobody made, see refresh_room),
 --   history limit, states kept, ack cache size, channel, notice head, caller subscribed
 --   ("1": the caller's pub/sub connection is subscribed to the channel), ack count, then
 --   (field, version) per ack, then the completed rounds' blobs.
