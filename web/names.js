@@ -1,11 +1,15 @@
 // The player-name rule, the same as the server's (app/rooms/names.py): 1-32 user-perceived
 // characters of letters, marks, digits, punctuation, symbols (emoji) and spaces, with the
-// zero-width joiner and non-joiner; no other control or format character.
+// zero-width joiner and non-joiner; no other control or format character; at least one
+// character that shows.
 
 export const NAME_MAX = 32;
 const NAME_MAX_CODEPOINTS = 128;
 // Cc, Cf (but ZWNJ, ZWJ and emoji tags), Cs, Co, Cn, Zl, Zp.
 const REFUSED = /[\p{Cc}\p{Cs}\p{Co}\p{Cn}\u2028\u2029]|(?![\u200C\u200D\u{E0020}-\u{E007F}])\p{Cf}/u;
+// At least one character that shows: not only marks, spaces, joiners, tags or the blank
+// letters and symbols (Hangul fillers, the Braille blank), or the seat would look empty.
+const VISIBLE = /[^\p{M}\p{Z}\u200C\u200D\u{E0020}-\u{E007F}\u115F\u1160\u3164\uFFA0\u2800]/u;
 
 const segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
 
@@ -25,6 +29,7 @@ export function nameProblem(text) {
   if (!name) return 'name.empty';
   if ([...name].length > NAME_MAX_CODEPOINTS || graphemes(name).length > NAME_MAX) return 'name.too_long';
   if (REFUSED.test(name)) return 'name.bad_char';
+  if (!VISIBLE.test(name)) return 'name.empty';
   return null;
 }
 

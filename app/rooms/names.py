@@ -2,7 +2,8 @@
 characters (grapheme clusters) of letters, marks, digits, punctuation, symbols (emoji) and
 spaces, with the zero-width joiner and non-joiner that Persian names and family emoji need;
 no control or format characters otherwise (a bidi override would let a name spoof its
-neighbours), runs of white space collapse to one space."""
+neighbours), runs of white space collapse to one space, and at least one character that
+shows (not only marks, joiners or blank letters)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ _TAGS = range(0xE0020, 0xE0080)
 _SKIN_TONES = range(0x1F3FB, 0x1F400)
 _REGIONAL = range(0x1F1E6, 0x1F200)
 _REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+# Letters and symbols that draw nothing (the Hangul fillers, the Braille blank): a name made
+# of them, of marks, joiners and spaces alone would show as an empty seat.
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 class BadName(ValueError):
@@ -32,6 +36,11 @@ def _allowed(ch: str) -> bool:
     if ch in (ZWNJ, ZWJ) or ord(ch) in _TAGS:
         return True
     return unicodedata.category(ch) not in _REFUSED_CATEGORIES
+
+
+def _visible(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    return not (category[0] in "MZ" or ch in (ZWNJ, ZWJ) or ord(ch) in _TAGS or ch in _BLANKS)
 
 
 def grapheme_count(text: str) -> int:
@@ -77,6 +86,8 @@ def clean_name(name: object) -> str:
         raise BadName(f"the name is longer than {NAME_MAX_GRAPHEMES} characters")
     if not all(_allowed(ch) for ch in cleaned):
         raise BadName("the name has a control character")
+    if not any(_visible(ch) for ch in cleaned):
+        raise BadName("the name shows nothing")
     return cleaned
 
 

@@ -39,6 +39,13 @@ def test_white_space_collapses_and_the_name_is_nfc() -> None:
         "a\u0085b\u0007",
         "\u200b",
         "e" + "\u0301" * 200,
+        # Nothing that shows: blank letters and symbols, marks, joiners, tags alone.
+        "\u2800",
+        "\u115f\u1160",
+        "\u3164 \uffa0",
+        "\u0301\u0301",
+        "\u200d\u200c",
+        "\U000e0067",
     ],
 )
 def test_refused_names_say_bad_name(name: str) -> None:
