@@ -285,7 +285,7 @@ export class ApiError extends Error {
     super(message || code || `HTTP ${status}`);
     this.status = status;
     this.code = code;
-    this.detail = detail; // the error object's other fields (`name_taken`: `suggestion`)
+    this.detail = detail; // the error object's other fields
   }
 }
 

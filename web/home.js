@@ -141,8 +141,11 @@ export function joinScreen(S, actions) {
 
   const done = (res, role, who) => {
     S.joinDraft = null;
-    saveSession({ room, token: res.token, player_id: res.player_id ?? null, seat: res.seat ?? null, role, name: who });
+    // A name taken meanwhile is seated as a free variant ("Ali 2"), which the answer names.
+    const seated = typeof res.name === 'string' && res.name ? res.name : who;
+    saveSession({ room, token: res.token, player_id: res.player_id ?? null, seat: res.seat ?? null, role, name: seated });
     actions.navigate(`/r/${encodeURIComponent(room)}`);
+    if (seated !== who) actions.toast(t('join.joined_as', { name: seated }));
   };
 
   const watch = async () => {
@@ -181,13 +184,14 @@ export function joinScreen(S, actions) {
     e.preventDefault();
     if (name.check(true)) { name.input.focus(); return; }
     const who = name.value();
-    // Seen in the room's summary: no need to ask. The server decides in the end (the summary
-    // may be older than the last join) and answers `name_taken` with its own suggestion.
+    // Seen in the room's summary: offered before joining. The server decides in the end (the
+    // summary may be older than the last join): it seats a free variant and names it.
     const taken = new Set((draft.summary?.seats || []).map((x) => normalName(x.name).toLocaleLowerCase()));
     if (taken.has(who.toLocaleLowerCase())) {
       let k = 2;
       while (taken.has(`${who} ${k}`.toLocaleLowerCase())) k += 1;
       offer(`${who} ${k}`);
+      status.querySelector('[data-testid=use-suggested]')?.focus();
       return;
     }
     joinBtn.disabled = true;
@@ -197,10 +201,7 @@ export function joinScreen(S, actions) {
       done(await api.joinRoom(room, who), 'player', who);
     } catch (err) {
       joinBtn.disabled = false;
-      if (err.code === 'name_taken' && typeof err.detail?.suggestion === 'string') {
-        offer(err.detail.suggestion);
-        status.querySelector('[data-testid=use-suggested]')?.focus();
-      } else if (err.status === 409 && (err.code === 'room_full' || err.code === 'already_started' || err.code === 'http_409')) {
+      if (err.status === 409 && (err.code === 'room_full' || err.code === 'already_started' || err.code === 'http_409')) {
         onlyWatch(t('join.full'));
         watchBtn.focus();
       } else {

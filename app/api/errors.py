@@ -33,7 +33,7 @@ _STATUS_CODES = {
 def error_response(
     status: int, code: str, message: str, extra: dict[str, Any] | None = None
 ) -> JSONResponse:
-    # `extra`: fields beside code and message (`name_taken`'s `suggestion`), never replacing them.
+    # `extra`: fields beside code and message (a RoomError's `extra`), never replacing them.
     body = {**(extra or {}), "code": code, "message": message}
     return JSONResponse({"error": body}, status_code=status)
 

@@ -55,9 +55,14 @@ def build_router(service: RoomService) -> APIRouter:
     @router.post("/{room}/players", status_code=201)
     async def join_room(room: str, body: JoinRoom) -> JSONResponse:
         _check_code(room)
-        joined = await service.join(room, body.name, taken="refuse")
+        joined = await service.join(room, body.name)
         return JSONResponse(
-            {"player_id": joined.player_id, "seat": joined.seat, "token": joined.token},
+            {
+                "player_id": joined.player_id,
+                "seat": joined.seat,
+                "token": joined.token,
+                "name": joined.name,
+            },
             status_code=201,
         )
 

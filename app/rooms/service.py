@@ -17,7 +17,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from app import engine
 from app.bus import notices
@@ -83,6 +83,7 @@ class Created:
     player_id: str
     seat: int
     token: str
+    name: str  # as seated: a free variant ("Ayşe 2") when the name was taken
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,26 +285,19 @@ class RoomService:
         seat = engine.seat_of(state, player_id)
         assert seat is not None
         log.info("room created (%d seats so far)", len(state.seats))
-        return Created(code, player_id, seat, token)
+        return Created(code, player_id, seat, token, name)
 
     @retried
-    async def join(
-        self, room: str, name: str, *, taken: Literal["refuse", "suffix"] = "suffix"
-    ) -> Created:
-        """Seat a new player. A name already seated (compared by `name_key`) is refused with
-        `name_taken` and a free variant (`taken="refuse"`, the HTTP join: the player picks),
-        or replaced by that variant (`"suffix"`: a tournament seats its entrants as named)."""
+    async def join(self, room: str, name: str) -> Created:
+        """Seat a new player. A name already seated (compared by `name_key`, bots included)
+        is replaced by its first free variant ("Ayşe 2"): two seats of one name could not be
+        told apart, and PROTOCOL 3 answers a join 201 unless the room is full or started."""
         name = _clean_name(name)
         await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
             seated = {name_key(s.name) for s in record.state.seats}
-            free = free_name(name, seated)
-            if free != name and taken == "refuse" and record.state.status == "lobby":
-                raise RoomError(
-                    "name_taken", "that name is taken in this room", 409, {"suggestion": free}
-                )
-            name = free
+            name = free_name(name, seated)
             player_id = _new_id()
             try:
                 state, events = self._apply(record.state, None, act.Join(name, player_id))
@@ -315,7 +309,7 @@ class RoomService:
             await self._remember(room, token, record.member(token), self.clock())
         seat = engine.seat_of(state, player_id)
         assert seat is not None
-        return Created(room, player_id, seat, token)
+        return Created(room, player_id, seat, token, name)
 
     @retried
     async def spectate(self, room: str, name: str) -> tuple[str, str]:

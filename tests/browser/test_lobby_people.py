@@ -156,35 +156,29 @@ def test_the_table_shows_the_spectator_count(make_page: Callable[..., Page]) -> 
 @pytest.mark.parametrize(
     ("locale", "message", "button"),
     [
-        ("tr-TR", "Bu odada bu ad zaten kullanılıyor.", "“Ali 2” kullan"),
+        ("tr-TR", "Bu odada bu ad zaten kullanılıyor.", "“mikko 2” kullan"),
         ("fi-FI", None, None),
         ("fa-IR", None, None),
     ],
 )
-def test_a_name_the_server_finds_taken_offers_its_suggestion_in_one_click(
+def test_a_name_seated_already_is_offered_as_a_free_variant_in_one_click(
     make_page: Callable[..., Page],
     console_errors: ConsoleErrors,
     locale: str,
     message: str | None,
     button: str | None,
 ) -> None:
-    console_errors.expect_message("409")
     page = make_page(locale=locale)
-    site = FakeSite(page, fv.lobby_view(now_ms()))  # Ayşe, Bot 2, Mikko: no "Ali" yet
+    site = FakeSite(page, fv.lobby_view(now_ms()))  # Ayşe, Bot 2, Mikko
     site.routes = {
         "/api/rooms/FAKEROOM/players": (
-            409,
-            {
-                "error": {
-                    "code": "name_taken",
-                    "message": "that name is taken in this room",
-                    "suggestion": "Ali 2",
-                }
-            },
+            201,
+            {"player_id": "p3", "seat": 3, "token": "t3", "name": "mikko 2"},
         ),
     }
     page.goto(f"{ORIGIN}/r/FAKEROOM")
-    page.get_by_test_id("join-name").fill("Ali")
+    expect(page.locator("body")).to_contain_text("Mikko")  # the summary is in
+    page.get_by_test_id("join-name").fill("mikko")
     page.get_by_test_id("join-btn").click()
     error = page.get_by_test_id("join-error")
     offer = page.get_by_test_id("use-suggested")
@@ -192,16 +186,31 @@ def test_a_name_the_server_finds_taken_offers_its_suggestion_in_one_click(
     catalog = page.evaluate(
         "async (l) => (await import('/assets/i18n/' + l + '.js')).default", locale[:2]
     )
-    assert "that name is taken" not in error.inner_text()  # never the server's English
     expect(error).to_contain_text(message or catalog["err.name_taken"])
     if button:
         expect(offer).to_have_text(button)
     offer.click()
-    expect(page.get_by_test_id("join-name")).to_have_value("Ali 2")
-    site.routes["/api/rooms/FAKEROOM/players"] = (
-        201,
-        {"player_id": "p3", "seat": 3, "token": "t3"},
-    )
+    expect(page.get_by_test_id("join-name")).to_have_value("mikko 2")
     page.get_by_test_id("join-btn").click()
     expect(page.get_by_test_id("lobby")).to_be_visible()
-    assert [r["name"] for r in site.requests if r and "name" in r][-2:] == ["Ali", "Ali 2"]
+    # Nothing was sent for the name seen taken; the variant was joined, as the answer says.
+    assert [r["name"] for r in site.requests if r and "name" in r] == ["mikko 2"]
+    expect(page.get_by_test_id("toast")).to_have_count(0)
+
+
+def test_a_name_taken_meanwhile_is_seated_as_the_servers_variant_and_said(
+    make_page: Callable[..., Page],
+) -> None:
+    page = make_page(locale="fi-FI")
+    site = FakeSite(page, fv.lobby_view(now_ms()))  # Ayşe, Bot 2, Mikko: no "Ali" yet
+    site.routes = {
+        "/api/rooms/FAKEROOM/players": (
+            201,
+            {"player_id": "p3", "seat": 3, "token": "t3", "name": "Ali 2"},
+        ),
+    }
+    page.goto(f"{ORIGIN}/r/FAKEROOM")
+    page.get_by_test_id("join-name").fill("Ali")
+    page.get_by_test_id("join-btn").click()
+    expect(page.get_by_test_id("lobby")).to_be_visible()
+    expect(page.get_by_test_id("toast")).to_contain_text("pelaat nimellä ”Ali 2”")

@@ -107,10 +107,9 @@ def test_a_spectator_is_counted_and_chats_as_a_spectator(pages: Any, live_server
     expect(a.get_by_test_id("spectator-count")).to_have_count(0)
 
 
-def test_a_name_taken_meanwhile_is_refused_with_a_suggestion(
+def test_a_name_taken_meanwhile_is_seated_as_a_free_variant_and_told(
     pages: Any, live_server: str, console_errors: ConsoleErrors
 ) -> None:
-    console_errors.expect_message("409")
     a = pages("A")
     room = _create(a, live_server, "Ali")
     b = pages("B", locale="tr-TR")
@@ -120,10 +119,6 @@ def test_a_name_taken_meanwhile_is_refused_with_a_suggestion(
     assert sara.status_code == 201
     b.get_by_test_id("join-name").fill("SARA")
     b.get_by_test_id("join-btn").click()
-    expect(b.get_by_test_id("join-error")).to_contain_text("Bu odada bu ad zaten kullanılıyor.")
-    offer = b.get_by_test_id("use-suggested")
-    expect(offer).to_have_text("“SARA 2” kullan")
-    offer.click()
-    b.get_by_test_id("join-btn").click()
     expect(b.get_by_test_id("lobby")).to_be_visible()
+    expect(b.get_by_test_id("toast")).to_contain_text("“SARA 2” adıyla oynuyorsun")
     expect(a.get_by_test_id("lobby-seat-2")).to_contain_text("SARA 2")

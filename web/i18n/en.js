@@ -438,6 +438,7 @@ export default {
   'seat.bot_name': 'Bot {n}',
   'seat.new_card': 'new',
   'join.use_name': 'Use “{name}”',
+  'join.joined_as': 'Someone had just taken that name: you play as “{name}”.',
   'table.waiting_reconnect': 'Waiting for {name} to reconnect…',
   'lobby.you_host': 'You are the host now: you start the game and change the settings.',
   'time.s': '{n} s',

@@ -438,6 +438,7 @@ export default {
   'seat.bot_name': 'ربات {n}',
   'seat.new_card': 'تازه',
   'join.use_name': 'از «{name}» استفاده کن',
+  'join.joined_as': 'کسی همین حالا این نام را گرفت: شما با نام «{name}» بازی می‌کنید.',
   'table.waiting_reconnect': 'منتظر اتصال دوبارهٔ {name}…',
   'lobby.you_host': 'اکنون شما میزبان هستید: بازی را شروع می‌کنید و تنظیمات را تغییر می‌دهید.',
   'time.s': '{n} ثانیه',

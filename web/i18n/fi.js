@@ -438,6 +438,7 @@ export default {
   'seat.bot_name': 'Botti {n}',
   'seat.new_card': 'uusi',
   'join.use_name': 'Käytä nimeä ”{name}”',
+  'join.joined_as': 'Joku ehti ottaa nimen: pelaat nimellä ”{name}”.',
   'table.waiting_reconnect': 'Odotetaan, että {name} palaa linjoille…',
   'lobby.you_host': 'Olet nyt isäntä: sinä aloitat pelin ja muutat asetuksia.',
   'time.s': '{n} s',

@@ -438,6 +438,7 @@ export default {
   'seat.bot_name': 'Bot {n}',
   'seat.new_card': 'yeni',
   'join.use_name': '“{name}” kullan',
+  'join.joined_as': 'Biri bu adı az önce aldı: “{name}” adıyla oynuyorsun.',
   'table.waiting_reconnect': '{name} yeniden bağlanması bekleniyor…',
   'lobby.you_host': 'Artık ev sahibi sensin: oyunu sen başlatır, ayarları sen değiştirirsin.',
   'time.s': '{n} sn',
