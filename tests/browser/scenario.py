@@ -137,3 +137,30 @@ def against_a_bot_on_a_fixed_deal(
     chosen.update(settings, deck_order=deal(deck))
     page.evaluate("s => window.uno.send({type: 'settings', settings: s})", chosen)
     expect(page.get_by_test_id("lobby-turn_seconds")).to_have_value(str(chosen["turn_seconds"]))
+
+
+def host_opens_a_room(page: Page, live_server: str, name: str) -> str:
+    """`page` creates a room from the home page as `name`; returns the lobby's invite link."""
+    page.goto(f"{live_server}/")
+    page.get_by_test_id("create-name").fill(name)
+    page.get_by_test_id("create-btn").click()
+    expect(page.get_by_test_id("lobby")).to_be_visible()
+    return page.get_by_test_id("invite-url").input_value()
+
+
+def a_tournament_link(live_server: str) -> str:
+    """A small elimination tournament, registering (two per table, one-round matches)."""
+    made = httpx.post(
+        f"{live_server}/api/tournaments",
+        json={
+            "name": "Friday cup",
+            "host_name": "Hana",
+            "format": "elimination",
+            "table_size": 2,
+            "advance": 1,
+            "match": {"rounds": 1},
+        },
+        timeout=5,
+    )
+    assert made.status_code == 201, made.text
+    return f"{live_server}{made.json()['url']}"

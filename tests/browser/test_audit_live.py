@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ConsoleErrors
+from tests.browser.scenario import a_tournament_link, host_opens_a_room
 
 pytestmark = pytest.mark.browser
 
@@ -17,32 +18,13 @@ expect.set_options(timeout=8000)
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
-def _tournament(live_server: str) -> str:
-    made = httpx.post(
-        f"{live_server}/api/tournaments",
-        json={
-            "name": "Friday cup",
-            "host_name": "Hana",
-            "format": "elimination",
-            "table_size": 2,
-            "advance": 1,
-            "match": {"rounds": 1},
-        },
-        timeout=5,
-    )
-    if made.status_code == 404:
-        pytest.skip("the tournament API is not merged")
-    assert made.status_code == 201, made.text
-    return f"{live_server}{made.json()['url']}"
-
-
 def test_a_tournament_name_already_entered_is_registered_as_a_free_variant(
     pages: Any, live_server: str, console_errors: ConsoleErrors
 ) -> None:
     # Two entrants called "Ali" were both taken as "Ali": the standings listed "Ali" twice,
     # and their table seated the first one as "Ali 2". The second is registered as "ali 2"
     # (PROTOCOL 6: a registration before the start is a 201) and told so.
-    link = _tournament(live_server)
+    link = a_tournament_link(live_server)
     first = pages("first", locale="tr-TR", **PHONE)
     first.goto(link)
     first.get_by_test_id("tour-name").fill("Ali")
@@ -65,11 +47,7 @@ def test_a_player_the_host_removes_is_told_and_can_join_again(
 ) -> None:
     # The removed player's page went on as a spectator's ("You are watching"), saying nothing.
     host = pages("host")
-    host.goto(f"{live_server}/")
-    host.get_by_test_id("create-name").fill("Hana")
-    host.get_by_test_id("create-btn").click()
-    expect(host.get_by_test_id("lobby")).to_be_visible()
-    invite = host.get_by_test_id("invite-url").input_value()
+    invite = host_opens_a_room(host, live_server, "Hana")
     guest = pages("guest", locale="fi-FI", **PHONE)
     guest.goto(invite)
     guest.get_by_test_id("join-name").fill("Gül")

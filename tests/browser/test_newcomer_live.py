@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ConsoleErrors
+from tests.browser.scenario import a_tournament_link
 
 pytestmark = pytest.mark.browser
 
@@ -102,22 +102,7 @@ def test_settings_out_of_range_are_brought_into_it(
 def test_a_tournament_link_pasted_into_the_join_box_opens_the_tournament(
     pages: Any, live_server: str, console_errors: ConsoleErrors
 ) -> None:
-    made = httpx.post(
-        f"{live_server}/api/tournaments",
-        json={
-            "name": "Friday cup",
-            "host_name": "Hana",
-            "format": "elimination",
-            "table_size": 2,
-            "advance": 1,
-            "match": {"rounds": 1},
-        },
-        timeout=5,
-    )
-    if made.status_code == 404:
-        pytest.skip("the tournament API is not merged")
-    assert made.status_code == 201, made.text
-    link = f"{live_server}{made.json()['url']}"
+    link = a_tournament_link(live_server)
     page = pages("newcomer", locale="tr-TR", **PHONE)
     page.goto(f"{live_server}/")
     # "That is not a room link": the link a friend sent was refused by the only box for links.

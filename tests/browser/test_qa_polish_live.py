@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ConsoleErrors
+from tests.browser.scenario import host_opens_a_room
 
 pytestmark = pytest.mark.browser
 
@@ -22,11 +23,7 @@ def test_a_spectator_without_a_name_is_one_spectator_for_everyone(
     pages: Any, live_server: str, console_errors: ConsoleErrors
 ) -> None:
     host = pages("host")
-    host.goto(f"{live_server}/")
-    host.get_by_test_id("create-name").fill("Hana")
-    host.get_by_test_id("create-btn").click()
-    expect(host.get_by_test_id("lobby")).to_be_visible()
-    invite = host.get_by_test_id("invite-url").input_value()
+    invite = host_opens_a_room(host, live_server, "Hana")
 
     fan = pages("fan", locale="tr-TR", **PHONE)
     fan.goto(invite)
