@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.engine import new_table, parse_settings
 from app.engine.events import Event
 from app.store.rooms import STATES_KEPT, Member, MemoryRoomStore, RoomRecord, token_digest
+
+if TYPE_CHECKING:
+    from app.rooms.service import RoomService
 
 
 def _record(version: int = 0) -> RoomRecord:
@@ -125,7 +130,8 @@ def test_ack_cache_is_bounded_per_member() -> None:
     assert record.known_ack("p2", "c299") is None
 
 
-async def test_idle_rooms_are_forgotten_unless_someone_is_connected() -> None:
+def _service_on_a_clock(idle_seconds: int) -> tuple[RoomService, MemoryRoomStore, list[int]]:
+    """A room service on the memory store whose clock is the returned list's one value."""
     from app.bus.memory import MemoryBus
     from app.rooms.service import RoomService
     from app.settings import AppSettings
@@ -134,12 +140,17 @@ async def test_idle_rooms_are_forgotten_unless_someone_is_connected() -> None:
     now = [1_000_000_000_000]
     store = MemoryRoomStore()
     service = RoomService(
-        AppSettings(database_url="memory://", room_idle_seconds=60),
+        AppSettings(database_url="memory://", room_idle_seconds=idle_seconds),
         store,
         MemoryBus(),
         MemoryRecorder(),
         clock=lambda: now[0],
     )
+    return service, store, now
+
+
+async def test_idle_rooms_are_forgotten_unless_someone_is_connected() -> None:
+    service, store, now = _service_on_a_clock(60)
     idle = await service.create_room("A", None)
     watched = await service.create_room("B", None)
     service.has_sockets = lambda room: room == watched.room
@@ -156,20 +167,7 @@ async def test_a_room_only_its_timers_change_is_forgotten_when_idle() -> None:
     """A timer's commit is no use of the room: the host of a room nobody joined is absent,
     nobody can take the role over, so the host timer expires every 60 s for ever; each
     expiry used to count as activity and the room never left memory."""
-    from app.bus.memory import MemoryBus
-    from app.rooms.service import RoomService
-    from app.settings import AppSettings
-    from app.store.recorder import MemoryRecorder
-
-    now = [1_000_000_000_000]
-    store = MemoryRoomStore()
-    service = RoomService(
-        AppSettings(database_url="memory://", room_idle_seconds=600),
-        store,
-        MemoryBus(),
-        MemoryRecorder(),
-        clock=lambda: now[0],
-    )
+    service, store, now = _service_on_a_clock(600)
     abandoned = await service.create_room("A", None)
     created = await service.current_state(abandoned.room)
     assert created is not None
