@@ -1,6 +1,6 @@
 // Home (create a room, host a tournament), the join-by-link form.
 import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName, listText, homeLink, displayName } from './core.js';
-import { clampName, nameProblem, normalName } from './names.js';
+import { clampName, nameKey, nameProblem, normalName } from './names.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 function errorText(err) {
@@ -186,10 +186,10 @@ export function joinScreen(S, actions) {
     const who = name.value();
     // Seen in the room's summary: offered before joining. The server decides in the end (the
     // summary may be older than the last join): it seats a free variant and names it.
-    const taken = new Set((draft.summary?.seats || []).map((x) => normalName(x.name).toLocaleLowerCase()));
-    if (taken.has(who.toLocaleLowerCase())) {
+    const taken = new Set((draft.summary?.seats || []).map((x) => nameKey(x.name)));
+    if (taken.has(nameKey(who))) {
       let k = 2;
-      while (taken.has(`${who} ${k}`.toLocaleLowerCase())) k += 1;
+      while (taken.has(nameKey(`${who} ${k}`))) k += 1;
       offer(`${who} ${k}`);
       status.querySelector('[data-testid=use-suggested]')?.focus();
       return;

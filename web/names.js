@@ -23,6 +23,12 @@ export function normalName(text) {
   return (text || '').split(/\s+/u).filter(Boolean).join(' ').normalize('NFC');
 }
 
+/** What makes two names the same in a room, as the server's `name_key` (case folded after
+ * NFC, the same in every language: a Turkish page must not take "ALİ" for "Ali"). */
+export function nameKey(text) {
+  return normalName(text).toLowerCase().replace(/ß/g, 'ss').normalize('NFC');
+}
+
 /** null when the name is fine, else the catalog key of what is wrong. */
 export function nameProblem(text) {
   const name = normalName(text);

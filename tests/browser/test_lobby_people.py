@@ -214,3 +214,24 @@ def test_a_name_taken_meanwhile_is_seated_as_the_servers_variant_and_said(
     page.get_by_test_id("join-btn").click()
     expect(page.get_by_test_id("lobby")).to_be_visible()
     expect(page.get_by_test_id("toast")).to_contain_text("pelaat nimellä ”Ali 2”")
+
+
+def test_a_turkish_page_compares_names_as_the_server_does(
+    make_page: Callable[..., Page],
+) -> None:
+    # The page lower-cased names by the page's language: on a Turkish page "MIKKO" was not
+    # "Mikko" (I → ı) and "ALİ" was "Ali", the reverse of the server's rule.
+    page = make_page(locale="tr-TR")
+    FakeSite(page, fv.lobby_view(now_ms()))  # Ayşe, Bot 2, Mikko
+    page.goto(f"{ORIGIN}/r/FAKEROOM")
+    expect(page.locator("body")).to_contain_text("Mikko")  # the summary is in
+    page.get_by_test_id("join-name").fill("MIKKO")
+    page.get_by_test_id("join-btn").click()
+    expect(page.get_by_test_id("use-suggested")).to_have_text("“MIKKO 2” kullan")
+    same = page.evaluate(
+        """async () => {
+          const { nameKey } = await import('/assets/names.js');
+          return [nameKey('ALİ') === nameKey('Ali'), nameKey('STRASSE') === nameKey('straße')];
+        }"""
+    )
+    assert same == [False, True]
