@@ -244,6 +244,10 @@ export default {
   'ev.challenge_hand': 'Their hand: {cards}',
 
   'err.generic': 'Something went wrong. Try again.',
+  'err.full': 'It is full.',
+  'err.conflict': 'Someone else changed it at the same moment. Try again.',
+  'err.internal': 'The server could not do that. Try again.',
+  'err.bad_command': 'That cannot be done now.',
   'err.network': 'Cannot reach the server.',
   'err.unavailable': 'The server is busy. Try again in a moment.',
   'err.unauthorized': 'Your seat is no longer valid. Join again.',

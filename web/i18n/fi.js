@@ -244,6 +244,10 @@ export default {
   'ev.challenge_hand': 'Hänen kätensä: {cards}',
 
   'err.generic': 'Jokin meni vikaan. Yritä uudelleen.',
+  'err.full': 'Se on täynnä.',
+  'err.conflict': 'Joku muu muutti sitä samalla hetkellä. Yritä uudelleen.',
+  'err.internal': 'Palvelin ei pystynyt tekemään sitä. Yritä uudelleen.',
+  'err.bad_command': 'Sitä ei voi tehdä nyt.',
   'err.network': 'Palvelimeen ei saada yhteyttä.',
   'err.unavailable': 'Palvelin on kiireinen. Yritä hetken päästä uudelleen.',
   'err.unauthorized': 'Paikkasi ei ole enää voimassa. Liity uudelleen.',

@@ -244,6 +244,10 @@ export default {
   'ev.challenge_hand': 'Elindeki kartlar: {cards}',
 
   'err.generic': 'Bir şeyler ters gitti. Yeniden dene.',
+  'err.full': 'Dolu.',
+  'err.conflict': 'Aynı anda başka biri değiştirdi. Yeniden dene.',
+  'err.internal': 'Sunucu bunu yapamadı. Yeniden dene.',
+  'err.bad_command': 'Bu şimdi yapılamaz.',
   'err.network': 'Sunucuya ulaşılamıyor.',
   'err.unavailable': 'Sunucu şu an meşgul. Birazdan yeniden dene.',
   'err.unauthorized': 'Koltuğun artık geçerli değil. Yeniden katıl.',
