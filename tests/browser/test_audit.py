@@ -336,3 +336,51 @@ def test_text_on_the_dark_table_is_readable(make_page: Callable[..., Page]) -> N
     assert question.evaluate(CONTRAST) >= 4.5
     # And "(you)" beside your name above the hand (2:1).
     assert page.get_by_test_id("seat-0").locator(".muted").evaluate(CONTRAST) >= 4.5
+
+
+LABEL_AND_SYMBOL = """() => [...document.querySelectorAll('[data-testid=hand] .card')].map((c) => {
+  const label = c.querySelector('.ctext').getBoundingClientRect();
+  const symbol = c.querySelector('.oval').getBoundingClientRect();
+  const apart = label.top >= symbol.bottom || label.bottom <= symbol.top
+    || label.left >= symbol.right || label.right <= symbol.left;
+  return { name: c.getAttribute('aria-label'), text: c.querySelector('.ctext').innerText,
+    apart, label: [label.top, label.bottom], symbol: [symbol.top, symbol.bottom] };
+})"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "names"),
+    [
+        ("fi-FI", ["Keltainen Suunnanvaihto", "Vihreä Nosta kaksi", "Villi nosta neljä"]),
+        ("tr-TR", ["Sarı Yön değiştir", "Yeşil +2 Çek", "Joker +4"]),
+        ("en-US", ["Yellow Reverse", "Green Draw Two", "Wild Draw Four"]),
+        ("fa-IR", ["برعکس", "دو بردار", "وحشی چهار بردار"]),
+    ],
+)
+def test_a_phone_cards_label_does_not_cover_its_symbol(
+    make_page: Callable[..., Page], locale: str, names: list[str]
+) -> None:
+    # "SUUNNAN|VAIHTO|KELTAINEN" and Turkish "YÖN|DEĞİŞTİR|KIRMIZI", three lines on a phone's
+    # 54 px card, covered the bottom of the symbol's oval.
+    page = make_page(locale=locale, **PHONE)
+    view = fv.classic_view(now_ms())
+    view["you"]["hand"] = [
+        fv.card(1, "yellow", "reverse"),
+        fv.card(2, "green", "draw2"),
+        fv.card(3, None, "wild_draw4"),
+        fv.card(4, "red", "reverse"),
+        fv.card(5, "blue", "draw2"),
+        fv.card(6, "red", "skip"),
+    ]
+    view["you"]["moves"]["play"] = []
+    FakeSite(page, view).open_room(lang=locale[:2])
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(6)
+    cards = page.evaluate(LABEL_AND_SYMBOL)
+    assert [c for c in cards if not c["apart"]] == [], cards
+    # The accessible name stays whole: the kind and the color.
+    labels = [c["name"] for c in cards]
+    for name in names:
+        assert any(name in label.replace("\u2068", "").replace("\u2069", "") for label in labels), (
+            name,
+            labels,
+        )
