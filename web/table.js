@@ -9,7 +9,7 @@ import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectator
 // window, 650-780 px high): the ellipse of the felt with your area below it was taller than the
 // screen, so the piles and the hand could not be seen together. A short screen gets the compact
 // felt (the seats in a grid), beside your hand.
-export const NARROW = window.matchMedia('(max-width: 820px), (max-height: 920px)');
+export const NARROW = window.matchMedia('(max-width: 820px), (max-height: 800px)');
 
 // --- helpers ------------------------------------------------------------------------------
 
