@@ -5,9 +5,11 @@ import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectator
 
 
 // The same breakpoint as the phone rules of style.css; app.js re-renders when it is crossed.
-// A narrow screen, or a short one (a phone held sideways, 390 px high): the ellipse of the felt
-// alone was taller than the screen, so the piles and the hand could not be seen together.
-export const NARROW = window.matchMedia('(max-width: 820px), (max-height: 500px)');
+// A narrow screen, or a short one (a phone held sideways, 390 px high; a laptop's browser
+// window, 650-780 px high): the ellipse of the felt with your area below it was taller than the
+// screen, so the piles and the hand could not be seen together. A short screen gets the compact
+// felt (the seats in a grid), beside your hand.
+export const NARROW = window.matchMedia('(max-width: 820px), (max-height: 800px)');
 
 // --- helpers ------------------------------------------------------------------------------
 

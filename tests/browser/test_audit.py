@@ -45,6 +45,55 @@ def test_a_phone_held_sideways_shows_the_pile_and_the_hand_together(
     assert page.evaluate("document.documentElement.scrollWidth") <= 844
 
 
+LAPTOP_FOLD = """() => {
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const cards = [...document.querySelectorAll('[data-testid=hand] .card')];
+  const first = cards.filter((c) => Math.abs(c.offsetTop - cards[0].offsetTop) < 4);
+  const ids = ['discard', 'draw-pile', 'turn-status', 'draw-btn', 'pass-btn', 'uno-btn',
+    'challenge-btn', 'accept-btn'];
+  const seen = Object.fromEntries(ids
+    .map((id) => [id, document.querySelector(`[data-testid=${id}]`)])
+    .filter(([, el]) => el).map(([id, el]) => [id, box(el)]));
+  first.forEach((c, i) => { seen[`hand-${i}`] = box(c); });
+  return { seen, scrolled: scrollY, width: innerWidth, height: innerHeight };
+}"""
+
+
+def many_seats(view: dict, opponents: int) -> dict:
+    names = ["Mikko", "Bot 3", "Sara", "Darius", "Elif", "Juho", "Maryam", "Can", "Aino", "Reza"]
+    view["seats"] = [fv.seat(0, "Ayşe", 7)] + [
+        fv.seat(i, names[i - 1], 5) for i in range(1, opponents + 1)
+    ]
+    return view
+
+
+@pytest.mark.parametrize("opponents", [4, 10])
+@pytest.mark.parametrize("size", [(1366, 650), (1440, 780)])
+@pytest.mark.parametrize("make_view", [fv.classic_view, fv.challenge_view])
+def test_a_laptop_screen_shows_the_piles_the_moves_and_the_hand_without_scrolling(
+    make_page: Callable[..., Page],
+    size: tuple[int, int],
+    opponents: int,
+    make_view: Callable[[int], dict],
+) -> None:
+    # A browser window on a 768-900 px tall laptop screen: the 470 px ellipse of the felt above
+    # your area put the hand below the fold, so every turn meant scrolling to the cards.
+    width, height = size
+    page = make_page(viewport={"width": width, "height": height}, locale="fi-FI")
+    site = FakeSite(page, many_seats(make_view(now_ms()), opponents))
+    site.open_room(lang="fi")
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    box = page.evaluate(LAPTOP_FOLD)
+    assert box["scrolled"] == 0, box
+    assert {"discard", "draw-pile", "turn-status", "hand-0"} <= box["seen"].keys(), box
+    for name, (left, top, right, bottom) in box["seen"].items():
+        assert left >= 0 and top >= 0 and right <= width and bottom <= height, (name, box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
 def test_tournament_errors_are_said_in_the_pages_language(
     make_page: Callable[..., Page], console_errors: ConsoleErrors
 ) -> None:
@@ -287,3 +336,51 @@ def test_text_on_the_dark_table_is_readable(make_page: Callable[..., Page]) -> N
     assert question.evaluate(CONTRAST) >= 4.5
     # And "(you)" beside your name above the hand (2:1).
     assert page.get_by_test_id("seat-0").locator(".muted").evaluate(CONTRAST) >= 4.5
+
+
+LABEL_AND_SYMBOL = """() => [...document.querySelectorAll('[data-testid=hand] .card')].map((c) => {
+  const label = c.querySelector('.ctext').getBoundingClientRect();
+  const symbol = c.querySelector('.oval').getBoundingClientRect();
+  const apart = label.top >= symbol.bottom || label.bottom <= symbol.top
+    || label.left >= symbol.right || label.right <= symbol.left;
+  return { name: c.getAttribute('aria-label'), text: c.querySelector('.ctext').innerText,
+    apart, label: [label.top, label.bottom], symbol: [symbol.top, symbol.bottom] };
+})"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "names"),
+    [
+        ("fi-FI", ["Keltainen Suunnanvaihto", "Vihreä Nosta kaksi", "Villi nosta neljä"]),
+        ("tr-TR", ["Sarı Yön değiştir", "Yeşil +2 Çek", "Joker +4"]),
+        ("en-US", ["Yellow Reverse", "Green Draw Two", "Wild Draw Four"]),
+        ("fa-IR", ["برعکس", "دو بردار", "وحشی چهار بردار"]),
+    ],
+)
+def test_a_phone_cards_label_does_not_cover_its_symbol(
+    make_page: Callable[..., Page], locale: str, names: list[str]
+) -> None:
+    # "SUUNNAN|VAIHTO|KELTAINEN" and Turkish "YÖN|DEĞİŞTİR|KIRMIZI", three lines on a phone's
+    # 54 px card, covered the bottom of the symbol's oval.
+    page = make_page(locale=locale, **PHONE)
+    view = fv.classic_view(now_ms())
+    view["you"]["hand"] = [
+        fv.card(1, "yellow", "reverse"),
+        fv.card(2, "green", "draw2"),
+        fv.card(3, None, "wild_draw4"),
+        fv.card(4, "red", "reverse"),
+        fv.card(5, "blue", "draw2"),
+        fv.card(6, "red", "skip"),
+    ]
+    view["you"]["moves"]["play"] = []
+    FakeSite(page, view).open_room(lang=locale[:2])
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(6)
+    cards = page.evaluate(LABEL_AND_SYMBOL)
+    assert [c for c in cards if not c["apart"]] == [], cards
+    # The accessible name stays whole: the kind and the color.
+    labels = [c["name"] for c in cards]
+    for name in names:
+        assert any(name in label.replace("\u2068", "").replace("\u2069", "") for label in labels), (
+            name,
+            labels,
+        )
