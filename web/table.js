@@ -52,7 +52,11 @@ function seatTile(S, actions, seat, index, count) {
       ? h('div', { class: 'backs', testid: `seat-${seat.seat}-backs`, 'aria-label': t('seat.backs') },
         seat.backs.map((f) => backEl({ face: f, side: otherSide(st.side) })))
       : h('div', { class: 'fan', 'aria-hidden': 'true' }, Array.from({ length: Math.min(n, 8) }, () => backEl())),
-    h('span', { class: 'count', testid: `seat-${seat.seat}-count` }, cardsText(n))),
+    // The points also as the count's tooltip: a phone's compact tile (many seats) hides them.
+    h('span', {
+      class: 'count', testid: `seat-${seat.seat}-count`,
+      title: view.seats.length && seat.score != null ? t('seat.score', { n: seat.score }) : null,
+    }, cardsText(n))),
   h('div', { class: 'seat-foot' },
     seat.uno ? h('span', { class: 'badge uno', testid: `seat-${seat.seat}-uno` }, t('seat.uno')) : null,
     view.seats.length && seat.score != null ? h('span', { class: 'score' }, t('seat.score', { n: seat.score })) : null,
@@ -373,7 +377,8 @@ export function tableScreen(S, actions) {
   const me = mySeat == null ? null : view.seats.find((x) => x.seat === mySeat);
   return h('section', { class: 'table-screen', testid: 'table', dataset: { status: view.status, phase: view.state?.phase || '' } },
     h('div', { class: 'play-area' },
-      h('div', { class: ['felt', (others.length > 5 || NARROW.matches) && 'crowded'], dataset: { seats: String(others.length) } },
+      // 'many': a phone's compact tiles (style.css), so the piles and your hand stay on screen.
+      h('div', { class: ['felt', (others.length > 5 || NARROW.matches) && 'crowded', others.length > 3 && 'many'], dataset: { seats: String(others.length) } },
         others.map((seat, i) => seatTile(S, actions, seat, i, others.length)),
         centre(S, actions)),
       h('div', { class: 'me-area' },
