@@ -94,6 +94,36 @@ def test_a_laptop_screen_shows_the_piles_the_moves_and_the_hand_without_scrollin
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+@pytest.mark.parametrize("opponents", [1, 3, 4, 6, 9])
+@pytest.mark.parametrize("size", [(390, 844), (844, 390)])
+@pytest.mark.parametrize("make_view", [fv.classic_view, fv.challenge_view])
+def test_a_phone_shows_the_piles_the_moves_and_the_hand_with_many_opponents_without_scrolling(
+    make_page: Callable[..., Page],
+    size: tuple[int, int],
+    opponents: int,
+    make_view: Callable[[int], dict],
+) -> None:
+    # Every opponent was a 95 px tile in 3 columns: with 4-9 of them the hand (upright) or the
+    # piles (sideways) fell below the fold, so every turn meant a scroll between pile and hand.
+    width, height = size
+    page = make_page(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
+    site = FakeSite(page, many_seats(make_view(now_ms()), opponents))
+    site.open_room()
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    box = page.evaluate(LAPTOP_FOLD)
+    assert box["scrolled"] == 0, box
+    assert {"discard", "draw-pile", "turn-status", "hand-0"} <= box["seen"].keys(), box
+    for name, (left, top, right, bottom) in box["seen"].items():
+        assert left >= 0 and top >= 0 and right <= width and bottom <= height, (name, box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # The compact tiles keep each seat's name and count, and the Catch button a touch target.
+    for seat in range(1, opponents + 1):
+        expect(page.get_by_test_id(f"seat-{seat}-count")).to_be_visible()
+    catch = page.get_by_test_id("catch-1")
+    if catch.count():
+        assert catch.bounding_box()["height"] >= 32
+
+
 def test_tournament_errors_are_said_in_the_pages_language(
     make_page: Callable[..., Page], console_errors: ConsoleErrors
 ) -> None:
