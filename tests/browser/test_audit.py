@@ -124,6 +124,39 @@ def test_a_phone_shows_the_piles_the_moves_and_the_hand_with_many_opponents_with
         assert catch.bounding_box()["height"] >= 32
 
 
+@pytest.mark.parametrize("lang", ["fi", "fa", "tr"])
+@pytest.mark.parametrize("size", [(390, 844), (844, 390)])
+def test_a_phones_compact_seats_keep_long_names_and_badges_in_their_column(
+    make_page: Callable[..., Page], size: tuple[int, int], lang: str
+) -> None:
+    # A long name or an Away badge made a compact tile wider than its column: the page scrolled
+    # sideways and the draw pile left the screen; Turkish moves took two lines beside the hand.
+    width, height = size
+    page = make_page(
+        viewport={"width": width, "height": height},
+        is_mobile=True,
+        has_touch=True,
+        locale={"fi": "fi-FI", "fa": "fa-IR", "tr": "tr-TR"}[lang],
+    )
+    view = many_seats(fv.classic_view(now_ms()), 9)
+    view["seats"][2].update(bot=True)
+    view["seats"][3].update(connected=False, afk=True)
+    view["seats"][4].update(uno=True, hand_count=1)
+    view["seats"][5].update(name="Maximiliana-Josefina Korhonen")
+    view["state"]["turn"] = 6
+    view["state"]["deadlines"]["turn"] = {"seat": 6, "at": now_ms() + 20_000}
+    view["you"]["moves"].update(play=[], draw=True, uno=True)
+    site = FakeSite(page, view)
+    site.open_room(lang=lang)
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    box = page.evaluate(LAPTOP_FOLD)
+    assert box["scrolled"] == 0, box
+    assert {"discard", "draw-pile", "turn-status", "hand-0"} <= box["seen"].keys(), box
+    for name, (left, top, right, bottom) in box["seen"].items():
+        assert left >= 0 and top >= 0 and right <= width and bottom <= height, (name, box)
+
+
 def test_tournament_errors_are_said_in_the_pages_language(
     make_page: Callable[..., Page], console_errors: ConsoleErrors
 ) -> None:
