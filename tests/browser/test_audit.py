@@ -70,6 +70,18 @@ def many_seats(view: dict, opponents: int) -> dict:
     return view
 
 
+def _fits_without_scrolling(page: Page, width: int, height: int) -> None:
+    """The piles, the turn, the moves and the hand's first row inside the viewport, with
+    nothing scrolled either way."""
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    box = page.evaluate(LAPTOP_FOLD)
+    assert box["scrolled"] == 0, box
+    assert {"discard", "draw-pile", "turn-status", "hand-0"} <= box["seen"].keys(), box
+    for name, (left, top, right, bottom) in box["seen"].items():
+        assert left >= 0 and top >= 0 and right <= width and bottom <= height, (name, box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
 @pytest.mark.parametrize("opponents", [4, 10])
 @pytest.mark.parametrize("size", [(1366, 650), (1440, 780)])
 @pytest.mark.parametrize("make_view", [fv.classic_view, fv.challenge_view])
@@ -85,13 +97,7 @@ def test_a_laptop_screen_shows_the_piles_the_moves_and_the_hand_without_scrollin
     page = make_page(viewport={"width": width, "height": height}, locale="fi-FI")
     site = FakeSite(page, many_seats(make_view(now_ms()), opponents))
     site.open_room(lang="fi")
-    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
-    box = page.evaluate(LAPTOP_FOLD)
-    assert box["scrolled"] == 0, box
-    assert {"discard", "draw-pile", "turn-status", "hand-0"} <= box["seen"].keys(), box
-    for name, (left, top, right, bottom) in box["seen"].items():
-        assert left >= 0 and top >= 0 and right <= width and bottom <= height, (name, box)
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    _fits_without_scrolling(page, width, height)
 
 
 @pytest.mark.parametrize("opponents", [1, 3, 4, 6, 9])
@@ -109,13 +115,7 @@ def test_a_phone_shows_the_piles_the_moves_and_the_hand_with_many_opponents_with
     page = make_page(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
     site = FakeSite(page, many_seats(make_view(now_ms()), opponents))
     site.open_room()
-    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
-    box = page.evaluate(LAPTOP_FOLD)
-    assert box["scrolled"] == 0, box
-    assert {"discard", "draw-pile", "turn-status", "hand-0"} <= box["seen"].keys(), box
-    for name, (left, top, right, bottom) in box["seen"].items():
-        assert left >= 0 and top >= 0 and right <= width and bottom <= height, (name, box)
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    _fits_without_scrolling(page, width, height)
     # The compact tiles keep each seat's name and count, and the Catch button a touch target.
     for seat in range(1, opponents + 1):
         expect(page.get_by_test_id(f"seat-{seat}-count")).to_be_visible()
