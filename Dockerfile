@@ -50,8 +50,9 @@ USER uno
 
 EXPOSE 8000
 # 200 while the process can serve rooms (the database may be away: rounds wait in the outbox).
+# (PORT read at check time: a container started with another PORT is checked on it.)
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
-    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
+    CMD ["python", "-c", "import os, urllib.request as u; u.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=2)"]
 # Migrations run at start-up (the app upgrades the schema to head before serving).
 # `python -m app.main` starts uvicorn with the limits of app/server.py; behind a reverse proxy,
 # set TRUSTED_PROXIES to its address so that the per-address limits see the clients.
