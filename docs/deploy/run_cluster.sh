@@ -37,6 +37,12 @@ if ! redis-cli -h "$redis_host" -p "$redis_port" ping >/dev/null 2>&1; then
   for _ in $(seq 50); do redis-cli -h "$redis_host" -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
 
+# Behind nginx every request comes from nginx's address: the processes read the client's
+# address from its X-Forwarded-For (the limits per client address count each player).
+if command -v nginx >/dev/null 2>&1 && [ -z "${TRUSTED_PROXIES:-}" ]; then
+  export TRUSTED_PROXIES=$HOST
+fi
+
 upstreams=""
 for i in $(seq 0 $((N - 1))); do
   port=$((BASE_PORT + i))
