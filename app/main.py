@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 
 from app import gc_tuning, loop_probe
-from app.api import errors, health, logfilter, matches, rooms, tournaments, web
+from app.api import errors, health, logfilter, matches, metrics, rooms, tournaments, web
 from app.api.limits import CreationLimit
 from app.api.middleware import HardeningMiddleware
 from app.bus import MemoryBus
@@ -89,6 +90,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         cluster.serve(service)
     hub = Hub(bus, history=service.commits_since, clock=service.clock)
     service.has_sockets = lambda room: bool(hub.connections(room))
+    service.commit_observers.append(hub.tally.observe)
     cup_store = _tournament_store(config, cluster, recorder)
     cups = TournamentService(RoomTables(service), cup_store, bus=bus)
 
@@ -142,6 +144,15 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.include_router(tournaments.build_router(cups))
     app.include_router(health.build_router(store, bus, recorder))
     app.include_router(ws.build_router(service, hub, config))
+    if config.metrics_token:
+        app.include_router(
+            metrics.build_router(
+                config.metrics_token,
+                hub,
+                lambda: service.shared.conflicts if service.shared is not None else 0,
+                started=time.time(),
+            )
+        )
     web.mount(app)
     return app
 

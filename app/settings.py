@@ -70,6 +70,9 @@ class AppSettings(BaseSettings):
     # past the bucket the handshake is refused (HTTP 403) and the client's backoff applies.
     ws_connect_rate_per_second: float = 2.0
     ws_connect_rate_burst: int = 60
+    # GET /metrics (Prometheus text) answers a scrape that sends this as a bearer token; unset,
+    # there is no /metrics (app/api/metrics.py).
+    metrics_token: str | None = None
     # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client.
     trusted_proxies: Annotated[list[str], NoDecode] = []
     # A room's database rows (credentials, restore snapshot) are deleted after this long

@@ -111,6 +111,7 @@ class Connection:
         self._resume_max_bytes = config.resume_max_bytes
         self.version = -1  # the last version this client has received
         self.closed = False
+        self.not_reading = False  # closed for not reading its frames (counted by /metrics)
         self.closing = False  # a close is queued: nothing more is, and the reader stops
         self._items: deque[_Item] = deque()
         self._ready = asyncio.Event()
@@ -272,6 +273,7 @@ class Connection:
         except TimeoutError:
             log.info("closed a socket that did not read for %.0f s", self._send_timeout)
             self.closed = True
+            self.not_reading = True
             await self._close_socket(CLOSE_POLICY, "not reading")
         except Exception as exc:  # a closed socket ends the sender; the endpoint cleans up
             log.debug("sender stopped: %s", type(exc).__name__)

@@ -14,6 +14,7 @@ from app.bus.base import Bus
 from app.store.rooms import Commit
 from app.transport.connection import Connection
 from app.transport.ratelimit import TokenBucket
+from app.transport.tally import Tally
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ class Hub:
         self._clock = clock
         self._channels: dict[str, _Channel] = {}
         self._current: dict[tuple[str, str], Connection] = {}
+        self.tally = Tally()  # this process's counts, for /metrics
 
     async def attach(self, conn: Connection) -> Connection | None:
         """Register `conn`; return the connection of the same member it replaces, if any."""
@@ -102,6 +104,18 @@ class Hub:
     def connections(self, room: str) -> list[Connection]:
         channel = self._channels.get(room)
         return list(channel.connections) if channel else []
+
+    def rooms(self) -> int:
+        """Rooms with a socket here (for /metrics)."""
+        return len(self._channels)
+
+    def sockets_by_role(self) -> dict[str, int]:
+        """Open sockets by role (for /metrics): one pass over them, at a scrape."""
+        counts = {"player": 0, "spectator": 0}
+        for channel in self._channels.values():
+            for conn in channel.connections:
+                counts[conn.identity.role] = counts.get(conn.identity.role, 0) + 1
+        return counts
 
     def is_current(self, conn: Connection) -> bool:
         return self._current.get((conn.room, conn.identity.member_id)) is conn

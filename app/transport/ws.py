@@ -23,6 +23,7 @@ from app.transport.connection import CLOSE_POLICY, Connection
 from app.transport.frames import ErrorFrame
 from app.transport.hub import Hub
 from app.transport.ratelimit import TokenBucket
+from app.transport.tally import Tally
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,8 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
             pass
         finally:
             await conn.stop()
+            if conn.not_reading:
+                hub.tally.closed["not reading"] += 1
             if await hub.detach(conn):
                 await service.set_connected(room, identity.member_id, False)
 
@@ -145,19 +148,26 @@ class _Limits:
         self.chat = TokenBucket(config.chat_per_second, config.chat_burst)
         self.room_chat: Callable[[], bool] = lambda: True
         self.throttled = False  # a `rate_limited` was sent since the last accepted frame
+        self.tally = Tally()  # the hub's, set by _serve
 
     def refuse(self, conn: Connection, frame: ErrorFrame) -> None:
         if self.errors.take():
+            self.tally.refused[frame.get("code", "")] += 1
             conn.send(frame)
         else:
-            log.info("closed a socket that kept sending refused frames")
-            conn.close(CLOSE_POLICY, "too many refused frames")
+            self.close(conn, "too many refused frames")
+
+    def close(self, conn: Connection, reason: str) -> None:
+        log.info("closed a socket: %s", reason)
+        self.tally.closed[reason] += 1
+        conn.close(CLOSE_POLICY, reason)
 
 
 async def _serve(
     websocket: WebSocket, conn: Connection, service: RoomService, config: AppSettings, hub: Hub
 ) -> None:
     limits = _Limits(config)
+    limits.tally = hub.tally
 
     def room_chat() -> bool:
         return hub.take_chat(conn.room, config.room_chat_per_second, config.room_chat_burst)
@@ -181,8 +191,7 @@ async def _serve(
                     conn, frames.error("rate_limited", "too many frames, slow down", command_id)
                 )
             elif not limits.errors.take():
-                log.info("closed a socket that stayed over the rate limit")
-                conn.close(CLOSE_POLICY, "rate limit")
+                limits.close(conn, "rate limit")
             continue
         limits.throttled = False
         if not isinstance(text, str):
@@ -214,8 +223,7 @@ async def _serve(
             if not replay and not limits.errors.take():
                 # A welcome is the dearest answer there is: past the resume bucket, hellos
                 # spend the error budget, so a hello flood is closed like any other.
-                log.info("closed a socket that kept sending hello")
-                conn.close(CLOSE_POLICY, "too many hello frames")
+                limits.close(conn, "too many hello frames")
                 continue
             await _hello_again(conn, service, frame, limits, replay)
             # As after the first hello: what follows waits for this hello's welcome, or its
@@ -259,14 +267,16 @@ async def _command(
         outcome = await service.submit(conn.room, conn.identity, command)
     except Exception:  # an engine or store bug must not drop the player's socket
         log.exception("command %s failed", command.type)
+        limits.tally.refused["internal"] += 1
         conn.send(frames.error("internal", "the server could not apply that", command.command_id))
         return
     if outcome.version is None:
         error = frames.error(outcome.code or "bad_command", outcome.message, command.command_id)
         if limits.errors.take():
+            limits.tally.refused[error.get("code", "")] += 1
             conn.refuse(error)
         else:
-            conn.close(CLOSE_POLICY, "too many refused frames")
+            limits.close(conn, "too many refused frames")
         return
     conn.ack(command.command_id, outcome.version)
     if isinstance(command.action, Leave):
