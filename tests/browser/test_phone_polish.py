@@ -1,0 +1,72 @@
+"""What an audit of the table on phones found: the Wild Draw Four question over your hand, card
+colour words too small to read, long card labels cut with "…", and the piles or the hand below
+the fold on a 360x740 phone and on a phone held sideways with Flip's dark side."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser import fake_views as fv
+from tests.browser.conftest import now_ms
+from tests.browser.fake_site import FakeSite
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LOCALES = {"en": "en-US", "fi": "fi-FI", "tr": "tr-TR", "fa": "fa-IR"}
+COLORS = ["red", "yellow", "green", "blue", "pink", "teal", "orange", "purple"]
+KINDS = [
+    "skip", "reverse", "draw2", "wild", "wild_draw4", "wild_shuffle", "wild_custom",
+    "wild_skip", "wild_skip2", "wild_reverse", "wild_draw2", "wild_targeted_draw2",
+    "wild_forced_swap", "draw1", "flip", "draw5", "skip_everyone", "wild_draw_color",
+]  # fmt: skip
+
+
+def every_card() -> list[dict]:
+    """Every kind in every colour (a wild on the discard pile shows its named colour), and each
+    wild without one (as in a hand)."""
+    cards = [fv.card(100 + i, color, "number", 8) for i, color in enumerate(COLORS)]
+    for kind in KINDS:
+        if kind.startswith("wild"):
+            cards.append(fv.card(100 + len(cards), None, kind))
+        cards += [fv.card(100 + len(cards) + i, color, kind) for i, color in enumerate(COLORS)]
+    return cards
+
+
+LABELS = """() => [...document.querySelectorAll('[data-testid=hand] .card')].map((card) => {
+  const text = card.querySelector('.ctext');
+  const parts = [text, ...text.querySelectorAll('.cname, .ccolor')].filter((el) => el.textContent);
+  const oval = card.querySelector('.oval');  // its layout box: it is drawn turned
+  const color = text.querySelector('.ccolor');
+  return {
+    card: card.getAttribute('aria-label'),
+    clipped: parts
+      .filter((el) => el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth)
+      .map((el) => el.className),
+    inside: text.offsetTop >= oval.offsetTop + oval.offsetHeight
+      && text.offsetTop + text.offsetHeight <= card.clientHeight + 1,
+    colorPx: color.textContent ? parseFloat(getComputedStyle(color).fontSize) : null,
+  };
+})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "fi", "tr", "fa"])
+def test_every_cards_label_fits_on_a_phone_and_its_colour_word_is_readable(
+    make_page: Callable[..., Page], lang: str
+) -> None:
+    # "WILD TARGETED DRAW TWO" and the long Finnish and Turkish names were cut to three lines
+    # and "…" on a phone's 54 px card, and the colour word (for colour-blind players) was 8 px.
+    page = make_page(locale=LOCALES[lang], **PHONE)
+    view = fv.classic_view(now_ms())
+    view["you"]["hand"] = every_card()
+    view["you"]["moves"]["play"] = []
+    site = FakeSite(page, view)
+    site.open_room(lang=lang)
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(len(every_card()))
+    labels = page.evaluate(LABELS)
+    bad = [x for x in labels if x["clipped"] or not x["inside"]]
+    assert bad == [], f"{len(bad)} of {len(labels)}: {bad}"
+    assert min(x["colorPx"] for x in labels if x["colorPx"] is not None) >= 10
