@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from tests.browser import fake_views as fv
 from tests.browser.conftest import now_ms
 from tests.browser.fake_site import FakeSite
+from tests.browser.test_audit import many_seats
 
 pytestmark = pytest.mark.browser
 
@@ -70,3 +71,47 @@ def test_every_cards_label_fits_on_a_phone_and_its_colour_word_is_readable(
     bad = [x for x in labels if x["clipped"] or not x["inside"]]
     assert bad == [], f"{len(bad)} of {len(labels)}: {bad}"
     assert min(x["colorPx"] for x in labels if x["colorPx"] is not None) >= 10
+
+
+COVERED = """() => {
+  const prompt = document.querySelector('[data-testid=challenge-dialog]').getBoundingClientRect();
+  const over = (r) => r.left < prompt.right && r.right > prompt.left
+    && r.top < prompt.bottom && r.bottom > prompt.top;
+  const cards = [...document.querySelectorAll('[data-testid=hand] .card')];
+  return {
+    covered: cards.filter((c) => over(c.getBoundingClientRect())).map((c) => c.dataset.testid),
+    unseen: cards.filter((c) => c.getBoundingClientRect().bottom > innerHeight)
+      .map((c) => c.dataset.testid),
+    first: cards[0].getBoundingClientRect().bottom <= innerHeight,
+    prompt: [prompt.left, prompt.top, prompt.right, prompt.bottom],
+  };
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+@pytest.mark.parametrize(("size", "opponents"), [((390, 844), 3), ((390, 844), 9), ((844, 390), 3)])
+def test_the_wild_draw_four_question_leaves_your_hand_in_sight_on_a_phone(
+    make_page: Callable[..., Page], lang: str, size: tuple[int, int], opponents: int
+) -> None:
+    # Upright, the Challenge/Accept panel sat at the bottom of the screen over the hand: the
+    # cards one weighs the question by were hidden while its 10 seconds ran.
+    width, height = size
+    page = make_page(
+        viewport={"width": width, "height": height},
+        is_mobile=True,
+        has_touch=True,
+        locale=LOCALES[lang],
+    )
+    site = FakeSite(page, many_seats(fv.classic_view(now_ms()), opponents))
+    site.open_room(lang=lang)
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    site.push_event(
+        {"kind": "challenge_opened", "seat": 0, "offender": 3},
+        many_seats(fv.challenge_view(now_ms()), opponents),
+    )
+    # The question still takes the focus, and its buttons are on the screen.
+    expect(page.get_by_test_id("challenge-btn")).to_be_focused()
+    expect(page.get_by_test_id("accept-btn")).to_be_in_viewport(ratio=1)
+    seen = page.evaluate(COVERED)
+    assert seen["covered"] == [] and seen["first"], seen
+    assert page.evaluate("scrollY") == 0
