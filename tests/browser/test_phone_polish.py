@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 from tests.browser import fake_views as fv
 from tests.browser.conftest import now_ms
 from tests.browser.fake_site import FakeSite
-from tests.browser.test_audit import many_seats
+from tests.browser.test_audit import _fits_without_scrolling, many_seats
 
 pytestmark = pytest.mark.browser
 
@@ -115,3 +115,27 @@ def test_the_wild_draw_four_question_leaves_your_hand_in_sight_on_a_phone(
     seen = page.evaluate(COVERED)
     assert seen["covered"] == [] and seen["first"], seen
     assert page.evaluate("scrollY") == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+@pytest.mark.parametrize("opponents", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("make_view", [fv.classic_view, fv.challenge_view])
+def test_a_small_phone_shows_the_piles_the_moves_and_the_hand_without_scrolling(
+    make_page: Callable[..., Page],
+    opponents: int,
+    make_view: Callable[[int], dict],
+    lang: str,
+) -> None:
+    # On a 360x740 phone (smaller than the 390x844 the compact seats were fitted to) the hand
+    # was below the fold with 4-6 opponents: the seats took 3 rows, the moves 2 lines.
+    page = make_page(
+        viewport={"width": 360, "height": 740},
+        is_mobile=True,
+        has_touch=True,
+        locale=LOCALES[lang],
+    )
+    site = FakeSite(page, many_seats(make_view(now_ms()), opponents))
+    site.open_room(lang=lang)
+    _fits_without_scrolling(page, 360, 740)
+    for seat in range(1, opponents + 1):
+        expect(page.get_by_test_id(f"seat-{seat}-count")).to_be_visible()
