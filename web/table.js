@@ -52,7 +52,8 @@ function seatTile(S, actions, seat, index, count) {
     seatBadges(seat, view)),
   h('div', { class: 'seat-cards' },
     Array.isArray(seat.backs) && seat.backs.length
-      ? h('div', { class: 'backs', testid: `seat-${seat.seat}-backs`, 'aria-label': t('seat.backs') },
+      // --n: how many, so a phone's compact tile can overlap them just enough for one row.
+      ? h('div', { class: 'backs', testid: `seat-${seat.seat}-backs`, 'aria-label': t('seat.backs'), style: { '--n': String(seat.backs.length) } },
         seat.backs.map((f) => backEl({ face: f, side: otherSide(st.side) })))
       : h('div', { class: 'fan', 'aria-hidden': 'true' }, Array.from({ length: Math.min(n, 8) }, () => backEl())),
     // The points also as the count's tooltip: a phone's compact tile (many seats) hides them.

@@ -139,3 +139,41 @@ def test_a_small_phone_shows_the_piles_the_moves_and_the_hand_without_scrolling(
     _fits_without_scrolling(page, 360, 740)
     for seat in range(1, opponents + 1):
         expect(page.get_by_test_id(f"seat-{seat}-count")).to_be_visible()
+
+
+def flip_dark_side(opponents: int, cards: int) -> dict:
+    """Flip's dark side: 7 cards in your hand; each opponent holds `cards`, their light faces
+    shown on the backs."""
+    view = many_seats(fv.flip_view(now_ms()), opponents)
+    faces = [
+        {"color": "blue", "kind": "draw1", "value": None},
+        {"color": None, "kind": "wild_draw2", "value": None},
+        {"color": "green", "kind": "flip", "value": None},
+        {"color": "yellow", "kind": "number", "value": 9},
+        {"color": "red", "kind": "reverse", "value": None},
+    ]
+    for seat in view["seats"][1:]:
+        seat.update(hand_count=cards, backs=[faces[i % len(faces)] for i in range(cards)])
+    hand = view["you"]["hand"]
+    for cid, (color, kind, value) in enumerate(
+        [("purple", "number", 2), ("teal", "flip", None), ("orange", "number", 8)], start=5
+    ):
+        face = {"color": color, "kind": kind, "value": value}
+        hand.append({"id": cid, "face": face, **face})
+    return view
+
+
+@pytest.mark.parametrize("opponents", [4, 6, 9])
+@pytest.mark.parametrize("size", [(844, 390), (390, 844)])
+def test_flips_dark_side_on_a_phone_shows_the_piles_and_the_hand_without_scrolling(
+    make_page: Callable[..., Page], size: tuple[int, int], opponents: int
+) -> None:
+    # Sideways (844x390) with 9 opponents, the light faces on each seat's 7 backs made the
+    # tiles so tall that the piles were below the fold.
+    width, height = size
+    page = make_page(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
+    site = FakeSite(page, flip_dark_side(opponents, 7))
+    site.open_room()
+    _fits_without_scrolling(page, width, height)
+    for seat in range(1, opponents + 1):
+        expect(page.get_by_test_id(f"seat-{seat}-count")).to_be_visible()
