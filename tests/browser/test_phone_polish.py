@@ -118,7 +118,7 @@ def test_the_wild_draw_four_question_leaves_your_hand_in_sight_on_a_phone(
 
 
 @pytest.mark.parametrize("lang", ["en", "fa"])
-@pytest.mark.parametrize("opponents", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("opponents", [1, 2, 3, 4, 5, 6, 7, 9])
 @pytest.mark.parametrize("make_view", [fv.classic_view, fv.challenge_view])
 def test_a_small_phone_shows_the_piles_the_moves_and_the_hand_without_scrolling(
     make_page: Callable[..., Page],
@@ -127,7 +127,8 @@ def test_a_small_phone_shows_the_piles_the_moves_and_the_hand_without_scrolling(
     lang: str,
 ) -> None:
     # On a 360x740 phone (smaller than the 390x844 the compact seats were fitted to) the hand
-    # was below the fold with 4-6 opponents: the seats took 3 rows, the moves 2 lines.
+    # was below the fold with 4-6 opponents: the seats took 3 rows, the moves 2 lines (and with
+    # 1-3 opponents and 7-9 too).
     page = make_page(
         viewport={"width": 360, "height": 740},
         is_mobile=True,
@@ -164,12 +165,12 @@ def flip_dark_side(opponents: int, cards: int) -> dict:
 
 
 @pytest.mark.parametrize("opponents", [4, 6, 9])
-@pytest.mark.parametrize("size", [(844, 390), (390, 844)])
+@pytest.mark.parametrize("size", [(844, 390), (390, 844), (360, 740)])
 def test_flips_dark_side_on_a_phone_shows_the_piles_and_the_hand_without_scrolling(
     make_page: Callable[..., Page], size: tuple[int, int], opponents: int
 ) -> None:
     # Sideways (844x390) with 9 opponents, the light faces on each seat's 7 backs made the
-    # tiles so tall that the piles were below the fold.
+    # tiles so tall that the piles were below the fold (upright, the hand's first row).
     width, height = size
     page = make_page(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
     site = FakeSite(page, flip_dark_side(opponents, 7))
