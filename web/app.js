@@ -1,7 +1,7 @@
 // Entry point: routing (/, /r/CODE, /t/CODE), the room session, and rendering of the view.
 // The room's socket lives here too, so a room page loads in few requests.
 import { h, s as svg, replaceKeepingFocus, patch, tickTimers, LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t, errorText, loadSession, forgetSession, describe } from './core.js';
-import { playEvents, tableScreen, NARROW } from './table.js';
+import { playEvents, tableScreen, NARROW, SMALL_PHONE } from './table.js';
 import { lobbyScreen } from './lobby.js';
 
 // === the WebSocket =======================================================================
@@ -712,6 +712,7 @@ buildMute();
 document.addEventListener('keydown', onShortcut);
 window.addEventListener('popstate', start);
 NARROW.addEventListener('change', () => render());
+SMALL_PHONE.addEventListener('change', () => render());
 // A clean close on leaving the page, so the server marks the seat away at once.
 window.addEventListener('pagehide', () => S.socket?.stop());
 setInterval(() => tickTimers(S), 250);

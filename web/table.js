@@ -10,6 +10,9 @@ import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectator
 // screen, so the piles and the hand could not be seen together. A short screen gets the compact
 // felt (the seats in a grid), beside your hand.
 export const NARROW = window.matchMedia('(max-width: 820px), (max-height: 800px)');
+// A small phone held upright (360x740): 2 or 3 opponents' full tiles already put the hand below
+// the fold; they get the compact tiles ('many') too.
+export const SMALL_PHONE = window.matchMedia('(max-width: 820px) and (max-height: 760px) and (min-height: 501px)');
 
 // --- helpers ------------------------------------------------------------------------------
 
@@ -49,7 +52,8 @@ function seatTile(S, actions, seat, index, count) {
     seatBadges(seat, view)),
   h('div', { class: 'seat-cards' },
     Array.isArray(seat.backs) && seat.backs.length
-      ? h('div', { class: 'backs', testid: `seat-${seat.seat}-backs`, 'aria-label': t('seat.backs') },
+      // --n: how many, so a phone's compact tile can overlap them just enough for one row.
+      ? h('div', { class: 'backs', testid: `seat-${seat.seat}-backs`, 'aria-label': t('seat.backs'), style: { '--n': String(seat.backs.length) } },
         seat.backs.map((f) => backEl({ face: f, side: otherSide(st.side) })))
       : h('div', { class: 'fan', 'aria-hidden': 'true' }, Array.from({ length: Math.min(n, 8) }, () => backEl())),
     // The points also as the count's tooltip: a phone's compact tile (many seats) hides them.
@@ -378,7 +382,7 @@ export function tableScreen(S, actions) {
   return h('section', { class: 'table-screen', testid: 'table', dataset: { status: view.status, phase: view.state?.phase || '' } },
     h('div', { class: 'play-area' },
       // 'many': a phone's compact tiles (style.css), so the piles and your hand stay on screen.
-      h('div', { class: ['felt', (others.length > 5 || NARROW.matches) && 'crowded', others.length > 3 && 'many'], dataset: { seats: String(others.length) } },
+      h('div', { class: ['felt', (others.length > 5 || NARROW.matches) && 'crowded', (others.length > 3 || (others.length > 1 && SMALL_PHONE.matches)) && 'many'], dataset: { seats: String(others.length) } },
         others.map((seat, i) => seatTile(S, actions, seat, i, others.length)),
         centre(S, actions)),
       h('div', { class: 'me-area' },
