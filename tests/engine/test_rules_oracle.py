@@ -7,7 +7,10 @@ and, after every step, derive from the public views alone what RULES.md says mus
   just drawn (R4), stacking per variant (R9), no bluffing (R7, R21, R23), jump-in (R28);
 - what a played card does to the turn, the direction, the side and the victim's hand (R5,
   R15, R18, R21-R23, R25, R27; Customizable R11; Wild Shuffle Hands R10);
-- the first card (R2, R17, R24) and the round's points (R16, R19, R26).
+- the answer to a challengeable card: accepted, guilty or innocent (R7, R8, R21, R23);
+- what the turn timer does for the player (R29);
+- the first card (R2, R17, R24), the dealer of the next round (R1) and the round's points
+  (R16, R19, R26).
 
 The oracle is written from RULES.md, not from the engine's code, so that a rule broken in a
 combination no scenario test reaches still fails here.
@@ -21,12 +24,14 @@ from typing import Any
 import pytest
 
 from app.engine import State, view
-from app.engine.actions import Action, Play
+from app.engine.actions import Accept, Action, Challenge, Draw, Play, Timeout
 from app.engine.events import Event
 
 from .driver import Driver, random_settings
 
 Card = dict[str, Any]
+LIGHT = ("red", "yellow", "green", "blue")
+DARK = ("pink", "teal", "orange", "purple")
 
 # R9: per variant, the card kind of the pending penalty (the top card) -> the kinds that may
 # answer it and the setting that allows each.
@@ -137,6 +142,7 @@ class Oracle(Driver):
 
     def __init__(self, settings: dict[str, Any], n: int, seed: int) -> None:
         self.checked: dict[str, int] = {}
+        self.guilty = False  # the latest challengeable card was played holding the color
         self.drawn_by: dict[int, int] = {}  # each seat's last drawn card (R4: the one it may play)
         super().__init__(settings, n, seed, check=False)
 
@@ -148,14 +154,100 @@ class Oracle(Driver):
                 for s, part in e.private.items():
                     self.drawn_by[s] = int(part["cards"][-1]["id"])
         if isinstance(action, Play) and seat is not None and before.status == "playing":
+            self._note_bluff(before, seat, action)
             self._check_play(before, seat, action)
+        answer = isinstance(action, (Challenge, Accept, Draw)) or (
+            isinstance(action, Timeout) and action.kind == "challenge"
+        )
+        if answer and events and before.status == "playing" and before.phase == "challenge":
+            self._check_answer(before, events)
+        if isinstance(action, Timeout) and action.kind == "turn" and events:
+            self._check_turn_timeout(before)
         self._check_moves()
         for e in events:
             if e.kind == "round_ended":
                 self._check_points(before, e)
             elif e.kind == "round_started":
                 self._check_first_card(events)
+                if e.public["round"] > 1:  # R1: the deal passes to the left each round
+                    assert e.public["dealer"] == (before.dealer + 1) % len(before.seats)
+                    self._count("dealer")
         return events
+
+    def _note_bluff(self, before: State, seat: int, action: Play) -> None:
+        """R7: was the card legal (no card of the color in play besides it)?"""
+        v = view(before, seat, self.now)
+        color = v["state"]["color"]
+        self.guilty = any(c["color"] == color for c in v["you"]["hand"] if c["id"] != action.card)
+
+    def _check_answer(self, before: State, events: list[Event]) -> None:
+        """R8, R21, R23: the answer to a challengeable card, whoever gave it."""
+        o = view(before, None, self.now)
+        n = view(self.state, None, self.now)
+        ot, nt = o["state"], n["state"]
+        players = len(o["seats"])
+        victim = ot["turn"]
+        offender = (victim - ot["direction"]) % players
+        counts = [int(x["hand_count"]) for x in o["seats"]]
+        grew = [int(x["hand_count"]) - c for x, c in zip(n["seats"], counts, strict=True)]
+        until = ot["top"]["kind"] == "wild_draw_color"
+        plenty = int(ot["draw_count"]) > 12
+        resolved = [e for e in events if e.kind == "challenge_resolved"]
+        if not resolved:
+            if n["status"] != "playing" or nt["top"]["id"] != ot["top"]["id"]:
+                return  # a stacked card, or a catch that ended nothing: judged elsewhere
+            if until:  # R23: until a card of the named color, wilds not counting
+                if plenty:
+                    drawn = self._hand(victim)[-grew[victim] :]
+                    assert drawn[-1]["color"] == ot["color"]
+                    assert all(c["color"] != ot["color"] for c in drawn[:-1])
+            elif plenty:
+                assert grew[victim] == int(ot["pending_draw"])
+            assert nt["turn"] == (victim + ot["direction"]) % players
+            self._count("accepted")
+            return
+        guilty = resolved[0].public["guilty"]
+        assert guilty == self.guilty
+        assert resolved[0].public["offender"] == offender
+        if guilty:  # the offender draws; the challenger plays on the named color
+            assert grew[victim] == 0 and (nt["turn"], nt["phase"]) == (victim, "play")
+            if plenty and not until:
+                assert grew[offender] == int(ot["pending_draw"])
+        else:  # the challenger draws the penalty and 2 more, and loses the turn
+            assert grew[offender] == 0
+            assert nt["turn"] == (victim + ot["direction"]) % players
+            if plenty and not until:
+                assert grew[victim] == int(ot["pending_draw"]) + 2
+            if plenty and until:
+                drawn = self._hand(victim)[-grew[victim] :]
+                hits = [i for i, c in enumerate(drawn) if c["color"] == ot["color"]]
+                assert hits and hits[0] == len(drawn) - 3
+        self._count("challenge")
+
+    def _check_turn_timeout(self, before: State) -> None:
+        """R29: the server acts for the player in turn."""
+        if before.status != "playing" or before.phase == "challenge":
+            return
+        o = view(before, None, self.now)
+        n = view(self.state, None, self.now)
+        ot, nt = o["state"], n["state"]
+        seat = ot["turn"]
+        grew = int(n["seats"][seat]["hand_count"]) - int(o["seats"][seat]["hand_count"])
+        phase = ot["phase"]
+        if phase == "choose":  # a random color of the side in play; then the turn goes on
+            assert (nt["turn"], nt["phase"]) == (seat, "play")
+            assert nt["color"] in (LIGHT if ot["side"] == "light" else DARK)
+        elif phase == "penalty":  # the pending penalty is taken
+            if int(ot["draw_count"]) > 12:
+                assert grew == int(ot["pending_draw"])
+            assert nt["turn"] == (seat + ot["direction"]) % len(o["seats"])
+        elif phase in ("play", "after_draw"):  # draw if not done, keep, pass
+            if phase == "after_draw":
+                assert grew == 0
+            elif o["settings"]["draw"] == "one" and int(ot["draw_count"]) > 0:
+                assert grew == 1
+            assert nt["turn"] == (seat + ot["direction"]) % len(o["seats"])
+        self._count(f"timeout {phase}")
 
     def _count(self, what: str) -> None:
         self.checked[what] = self.checked.get(what, 0) + 1
