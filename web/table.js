@@ -231,10 +231,21 @@ function challengePanel(S, actions) {
   return h('div', { class: 'panel challenge', role: 'alertdialog', 'aria-labelledby': 'challenge-title', testid: 'challenge-dialog' },
     h('h2', { id: 'challenge-title' }, t('challenge.title')),
     dl?.at ? ring(dl.at, (view.settings?.challenge_seconds || 10) * 1000, 'challenge-timer', { big: true }) : null,
-    h('p', {}, t('challenge.text', { card: top ? cardName(top, view.state?.color) : '', n: view.state?.pending_draw || '' })),
+    h('p', { testid: 'challenge-text' }, challengeText(S, top)),
     h('div', { class: 'row' },
       h('button', { type: 'button', class: 'primary', testid: 'challenge-btn', disabled: !moves.challenge, onclick: () => actions.send({ type: 'challenge' }) }, t('challenge.challenge')),
       h('button', { type: 'button', testid: 'accept-btn', disabled: !moves.accept, onclick: () => actions.send({ type: 'accept' }) }, t('challenge.accept'))));
+}
+
+// Who played the card matters to the answer (did they hold the colour?), and on a phone the
+// panel covers the seats: name them, from the newest challenge opened on this seat.
+function challengeText(S, top) {
+  const view = S.view;
+  const card = top ? cardName(top, view.state?.color) : '';
+  const mine = view.you?.seat;
+  const opened = [...(S.log || [])].reverse().find((e) => e.event?.kind === 'challenge_opened');
+  const by = opened && (opened.event.seat ?? opened.event.victim) === mine ? opened.event.by ?? opened.event.offender : null;
+  return by != null && view.seats?.[by] ? t('challenge.text_by', { card, by: seatName(view, by) }) : t('challenge.text', { card });
 }
 
 function choosePanel(S, actions) {

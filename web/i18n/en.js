@@ -128,6 +128,7 @@ export default {
 
   'challenge.title': 'Challenge?',
   'challenge.text': '{card} was played on you. Challenge it if you think it was played illegally, or accept and draw.',
+  'challenge.text_by': '{by} played {card} on you. Challenge it if you think it was played illegally, or accept and draw.',
   'challenge.challenge': 'Challenge',
   'challenge.accept': 'Accept',
 

@@ -128,6 +128,7 @@ export default {
 
   'challenge.title': 'اعتراض؟',
   'challenge.text': '{card} روی شما بازی شد. اگر فکر می‌کنید خلاف قانون بود اعتراض کنید، یا بپذیرید و کارت بردارید.',
+  'challenge.text_by': '{by} روی شما {card} بازی کرد. اگر فکر می‌کنید خلاف قانون بود اعتراض کنید، یا بپذیرید و کارت بردارید.',
   'challenge.challenge': 'اعتراض',
   'challenge.accept': 'پذیرفتن',
 

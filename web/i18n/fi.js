@@ -128,6 +128,7 @@ export default {
 
   'challenge.title': 'Haastatko?',
   'challenge.text': 'Sinulle pelattiin {card}. Haasta, jos uskot sen pelatun sääntöjen vastaisesti, tai hyväksy ja nosta.',
+  'challenge.text_by': '{by} pelasi sinulle {card}. Haasta, jos uskot sen pelatun sääntöjen vastaisesti, tai hyväksy ja nosta.',
   'challenge.challenge': 'Haasta',
   'challenge.accept': 'Hyväksy',
 

@@ -128,6 +128,7 @@ export default {
 
   'challenge.title': 'İtiraz?',
   'challenge.text': 'Sana {card} oynandı. Kurala aykırı oynandığını düşünüyorsan itiraz et, ya da kabul edip kartları çek.',
+  'challenge.text_by': '{by} sana {card} oynadı. Kurala aykırı oynandığını düşünüyorsan itiraz et, ya da kabul edip kartları çek.',
   'challenge.challenge': 'İtiraz et',
   'challenge.accept': 'Kabul et',
 
