@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from e2e.harness import scripted_move
+from e2e.harness import client_tls, scripted_move
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -117,7 +117,8 @@ async def _entrant(c: Cluster, code: str, token: str) -> None:
     while True:
         index = c.processes.index(random.choice(c.alive()))
         with contextlib.suppress(httpx.TransportError):
-            async with httpx.AsyncClient(base_url=c.processes[index].http, timeout=10) as http:
+            base = c.processes[index].http
+            async with httpx.AsyncClient(base_url=base, timeout=10, verify=client_tls()) as http:
                 mine = await http.get(f"/api/tournaments/{code}/me", headers=bearer(token))
             assert mine.status_code == 200, mine.text
             me = mine.json()

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import socket
+import ssl
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +32,13 @@ from app.settings import AppSettings
 
 RECV_TIMEOUT = 5.0
 SECRET_KEYS = frozenset({"draw_pile", "seed", "deck_order", "pairing", "token", "hands_all"})
+
+
+@functools.cache
+def client_tls() -> ssl.SSLContext:
+    """httpx's default TLS context, made once: every client builds one (loading the CA
+    bundle, 20 ms of CPU) even to speak plain HTTP to a test server, as these all do."""
+    return ssl.create_default_context()
 
 
 def server_settings(**overrides: Any) -> AppSettings:
@@ -543,7 +552,7 @@ async def running_server(config: AppSettings) -> AsyncIterator[Harness]:
                 task.result()
             await asyncio.sleep(0.005)
         base = f"http://127.0.0.1:{port}"
-        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        async with httpx.AsyncClient(base_url=base, timeout=10, verify=client_tls()) as http:
             harness = Harness(base, http, app.state.rooms, LeakAuditor(app.state.rooms))
             harness.tournaments = app.state.tournaments
             try:
