@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from e2e.harness import SECRET_KEYS, LeakAuditor, card_ids, keys_of
+from e2e.harness import SECRET_KEYS, LeakAuditor, card_ids, client_tls, keys_of
 from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -82,14 +82,18 @@ class Cluster:
         return [p for p in self.processes if p.proc.poll() is None]
 
     async def post(self, index: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        async with httpx.AsyncClient(base_url=self.processes[index].http, timeout=10) as http:
+        async with httpx.AsyncClient(
+            base_url=self.processes[index].http, timeout=10, verify=client_tls()
+        ) as http:
             response = await http.post(path, json=body)
         assert response.status_code in (200, 201), response.text
         data: dict[str, Any] = response.json()
         return data
 
     async def get(self, index: int, path: str) -> httpx.Response:
-        async with httpx.AsyncClient(base_url=self.processes[index].http, timeout=10) as http:
+        async with httpx.AsyncClient(
+            base_url=self.processes[index].http, timeout=10, verify=client_tls()
+        ) as http:
             return await http.get(path)
 
 
@@ -142,7 +146,7 @@ def _start(port: int, workdir: Path, env: dict[str, str]) -> Process:
 
 
 async def _healthy(process: Process) -> None:
-    async with httpx.AsyncClient(base_url=process.http, timeout=5) as http:
+    async with httpx.AsyncClient(base_url=process.http, timeout=5, verify=client_tls()) as http:
         async with asyncio.timeout(START_TIMEOUT_S):
             while True:
                 assert process.proc.poll() is None, process.log.read_text()[-3000:]

@@ -227,6 +227,14 @@ class Room:
     seats: list[Seat]
     finished: bool = False
     finished_at: float = 0.0  # seconds into the run
+    done: asyncio.Event = field(default_factory=asyncio.Event)  # set once it is finished
+
+    def finish(self, at: float) -> None:
+        """The room is done: its chaos task and its clients' waits stop at once."""
+        self.finished, self.finished_at = True, at
+        self.done.set()
+        for p in self.players:
+            p._changed.set()
 
     @property
     def players(self) -> list[SoakPlayer]:
@@ -462,7 +470,7 @@ class Soak:
             # over when the host has started the next.
             if view.get("status") == "match_over" and seat.host and dealt_at != player.version:
                 if self.faults_done:
-                    room.finished, room.finished_at = True, time.monotonic() - self.started
+                    room.finish(time.monotonic() - self.started)
                     break
                 if self.killed:
                     dealt_at = player.version
@@ -502,7 +510,9 @@ class Soak:
     async def chaos(self, room: Room, rng: random.Random) -> None:
         """Drops the room's clients now and then: a clean close or a cut connection."""
         while not room.finished and time.monotonic() < self.deadline:
-            await asyncio.sleep(rng.expovariate(len(room.seats) / self.options.drop_every_s))
+            pause = rng.expovariate(len(room.seats) / self.options.drop_every_s)
+            with contextlib.suppress(TimeoutError):  # the room done meanwhile: no more drops
+                await asyncio.wait_for(room.done.wait(), pause)
             seat = rng.choice(room.seats)
             ws = seat.player.ws
             if room.finished or ws is None or not seat.player.connected:
