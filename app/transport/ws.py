@@ -63,7 +63,7 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
             return
         await websocket.accept()
         try:
-            greeting = await _handshake(websocket, room, service, config)
+            greeting = await _handshake(websocket, room, service, config, hub.tally)
         except WebSocketDisconnect:
             # Gone before its welcome or refusal was sent: nothing to answer, and nothing
             # for the error log (a client could fill it with one traceback per socket).
@@ -97,7 +97,7 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
 
 
 async def _handshake(
-    websocket: WebSocket, room: str, service: RoomService, config: AppSettings
+    websocket: WebSocket, room: str, service: RoomService, config: AppSettings, tally: Tally
 ) -> tuple[Identity, Hello] | None:
     """Wait for `hello`; on anything else close with 4401 and return None."""
     try:
@@ -117,21 +117,23 @@ async def _handshake(
         if not isinstance(frame, Hello):
             raise FrameError("unauthorized", "the first frame must be hello")
     except FrameError as exc:
-        await _refuse(websocket, exc.code, exc.message)
+        await _refuse(websocket, exc.code, exc.message, tally)
         return None
     try:
         identity = await service.identify(room, frame.token)
     except RoomError as exc:  # the room may exist, but the database cannot say now
+        tally.refused[exc.code] += 1
         await websocket.send_text(frames.encode(frames.error(exc.code, exc.message)).decode())
         await websocket.close(code=CLOSE_TRY_AGAIN)
         return None
     if identity is None:
-        await _refuse(websocket, "unauthorized", "unknown room or token")
+        await _refuse(websocket, "unauthorized", "unknown room or token", tally)
         return None
     return identity, frame
 
 
-async def _refuse(websocket: WebSocket, code: ErrorCode, message: str) -> None:
+async def _refuse(websocket: WebSocket, code: ErrorCode, message: str, tally: Tally) -> None:
+    tally.refused[code] += 1
     await websocket.send_text(frames.encode(frames.error(code, message)).decode())
     await websocket.close(code=CLOSE_UNAUTHORIZED)
 
@@ -141,14 +143,14 @@ class _Limits:
     token; refused frames also spend an error budget, and a client that exhausts it is
     closed instead of answered, so a flood cannot draw a reply per frame."""
 
-    def __init__(self, config: AppSettings) -> None:
+    def __init__(self, config: AppSettings, tally: Tally) -> None:
         self.frames = TokenBucket(config.rate_limit_per_second, config.rate_limit_burst)
         self.errors = TokenBucket(config.error_budget_per_second, config.error_budget_burst)
         self.resumes = TokenBucket(config.resume_per_second, config.resume_burst)
         self.chat = TokenBucket(config.chat_per_second, config.chat_burst)
         self.room_chat: Callable[[], bool] = lambda: True
         self.throttled = False  # a `rate_limited` was sent since the last accepted frame
-        self.tally = Tally()  # the hub's, set by _serve
+        self.tally = tally
 
     def refuse(self, conn: Connection, frame: ErrorFrame) -> None:
         if self.errors.take():
@@ -166,8 +168,7 @@ class _Limits:
 async def _serve(
     websocket: WebSocket, conn: Connection, service: RoomService, config: AppSettings, hub: Hub
 ) -> None:
-    limits = _Limits(config)
-    limits.tally = hub.tally
+    limits = _Limits(config, hub.tally)
 
     def room_chat() -> bool:
         return hub.take_chat(conn.room, config.room_chat_per_second, config.room_chat_burst)
@@ -242,6 +243,7 @@ async def _hello_again(
     try:
         identity = await service.identify(conn.room, hello.token)
     except RoomError as exc:
+        limits.tally.refused[exc.code] += 1
         conn.send(frames.error(exc.code, exc.message))
         return
     if identity is None or identity.member_id != conn.identity.member_id:

@@ -72,6 +72,9 @@ async def test_the_counts_follow_the_play_and_name_nobody() -> None:
             "type"
         ] == "ack"
         assert (await a.act("start"))["type"] == "ack"
+        stranger = await server.open(room)  # a wrong token: refused before any seat
+        await stranger.send({"type": "hello", "token": "not-a-token", "since": None})
+        assert (await stranger.recv())["code"] == "unauthorized"
         refused = await b.act("play", card=ids[1][0])  # not the guest's turn
         assert refused["code"] == "not_your_turn"
         for n, card in enumerate(ids[0]):
@@ -82,6 +85,7 @@ async def test_the_counts_follow_the_play_and_name_nobody() -> None:
         assert after["uno_events_total"] >= after["uno_commits_total"]
         assert after["uno_rounds_completed_total"] == 1
         assert after['uno_errors_sent_total{code="not_your_turn"}'] == 1
+        assert after['uno_errors_sent_total{code="unauthorized"}'] == 1
         assert after["process_resident_memory_bytes"] > 10_000_000
         assert after["process_cpu_seconds_total"] > 0
         # Counts only: nothing of the room or its people.
