@@ -400,7 +400,7 @@ export default {
   'room.stay': 'Kal',
   'room.leave_ask': 'Çıkıp koltuğunu boşaltmak istiyor musun?',
   'room.leave_ask_game': 'Çıkılsın mı? Maçın geri kalanında koltuğunda bir bot oynar.',
-  'lobby.remove_named': '{name} odadan çıkarılsın',
+  'lobby.remove_named': '{name} adlı oyuncuyu odadan çıkar',
   'conn.replaced_long': 'Bu koltuk artık başka bir sekmede veya cihazda açık. Bu sekme artık oynamıyor.',
   'conn.take_back': 'Bu sekmede oyna',
   'a11y.skip': 'Oyuna geç',
