@@ -61,6 +61,7 @@ export default {
   'status.match_over': 'مسابقه تمام شد',
 
   'lobby.title': 'سالن انتظار',
+  'table.title': 'میز بازی',
   'lobby.invite': 'پیوند دعوت',
   'lobby.copy': 'رونوشت پیوند دعوت',
   'lobby.copied': 'پیوند دعوت رونوشت شد',

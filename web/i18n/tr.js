@@ -61,6 +61,7 @@ export default {
   'status.match_over': 'Maç bitti',
 
   'lobby.title': 'Lobi',
+  'table.title': 'Oyun masası',
   'lobby.invite': 'Davet bağlantısı',
   'lobby.copy': 'Davet bağlantısını kopyala',
   'lobby.copied': 'Davet bağlantısı kopyalandı',
