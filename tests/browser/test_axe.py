@@ -86,6 +86,22 @@ def open_scores(page: Page, lang: str) -> None:
     expect(page.get_by_test_id("round-summary")).to_be_visible()
 
 
+def open_colors(page: Page, lang: str) -> None:
+    # A Wild played: the color question, the light side's four and the dark side's four.
+    open_turn(page, lang)
+    page.get_by_test_id("card-4").click()
+    expect(page.get_by_test_id("pick-color-green")).to_be_visible()
+
+
+def open_dark_colors(page: Page, lang: str) -> None:
+    view = fv.flip_view(now_ms())
+    colors = ["pink", "teal", "orange", "purple"]
+    view["you"]["moves"]["play"].append({"card": 4, "colors": colors, "targets": None})
+    FakeSite(page, view).open_room(lang=lang)
+    page.get_by_test_id("card-4").click()
+    expect(page.get_by_test_id("pick-color-teal")).to_be_visible()
+
+
 def open_tournament_page(page: Page, lang: str) -> None:
     FakeTournament(page, running())
     open_tournament(page, ENTRANT_E3, lang=lang)
@@ -97,6 +113,8 @@ SCREENS: dict[str, Callable[[Page, str], None]] = {
     "lobby": open_lobby,
     "turn": open_turn,
     "challenge": open_challenge,
+    "colors": open_colors,
+    "dark-colors": open_dark_colors,
     "scores": open_scores,
     "tournament": open_tournament_page,
 }
