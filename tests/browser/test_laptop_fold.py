@@ -15,6 +15,8 @@ from tests.browser.test_audit import _fits_without_scrolling, many_seats
 
 pytestmark = pytest.mark.browser
 
+LOCALES = {"en": "en-US", "fa": "fa-IR"}
+
 
 @pytest.mark.parametrize("lang", ["en", "fa"])
 @pytest.mark.parametrize("opponents", [4, 10])
@@ -42,12 +44,26 @@ def test_a_tall_laptop_window_shows_the_piles_the_moves_and_the_hand_without_scr
         expect(page.get_by_test_id(f"seat-{seat}-count")).to_be_visible()
 
 
+OVERLAPS = """() => {
+  const panel = document.querySelector('[data-testid=challenge-dialog]').getBoundingClientRect();
+  return [...document.querySelectorAll('[data-testid=hand] .card, .pile')]
+    .map((c) => c.getBoundingClientRect())
+    .filter((r) => r.left < panel.right && panel.left < r.right
+      && r.top < panel.bottom && panel.top < r.bottom).length;
+}"""
+
+
 @pytest.mark.parametrize("opponents", [4, 10])
-def test_a_tall_laptop_window_shows_the_challenge_and_the_hand_without_scrolling(
-    make_page: Callable[..., Page], opponents: int
+@pytest.mark.parametrize("size,lang", [((1600, 820), "fa"), ((1280, 900), "en")])
+def test_a_tall_laptop_window_asks_the_challenge_beside_the_hand(
+    make_page: Callable[..., Page], opponents: int, size: tuple[int, int], lang: str
 ) -> None:
-    page = make_page(viewport={"width": 1600, "height": 820}, locale="fa-IR")
+    # The Wild Draw Four question floated at the bottom of the screen, over the right half of
+    # the hand (the wilds one decides by); now over the side panels' column.
+    width, height = size
+    page = make_page(viewport={"width": width, "height": height}, locale=LOCALES[lang])
     site = FakeSite(page, many_seats(fv.challenge_view(now_ms()), opponents))
-    site.open_room(lang="fa")
-    _fits_without_scrolling(page, 1600, 820)
+    site.open_room(lang=lang)
+    _fits_without_scrolling(page, width, height)
     expect(page.get_by_test_id("challenge-btn")).to_be_in_viewport()
+    assert page.evaluate(OVERLAPS) == 0
