@@ -391,6 +391,8 @@ export function tableScreen(S, actions) {
   }
   const me = mySeat == null ? null : view.seats.find((x) => x.seat === mySeat);
   return h('section', { class: 'table-screen', testid: 'table', dataset: { status: view.status, phase: view.state?.phase || '' } },
+    // The page's heading for a screen reader's list of headings (the table had none).
+    h('h1', { class: 'sr-only', id: 'table-title' }, t('table.title')),
     h('div', { class: 'play-area' },
       // 'many': a phone's compact tiles (style.css), so the piles and your hand stay on screen.
       h('div', { class: ['felt', (others.length > 5 || NARROW.matches) && 'crowded', (others.length > 3 || (others.length > 1 && SMALL_PHONE.matches)) && 'many'], dataset: { seats: String(others.length) } },

@@ -61,6 +61,7 @@ export default {
   'status.match_over': 'Match over',
 
   'lobby.title': 'Lobby',
+  'table.title': 'Game table',
   'lobby.invite': 'Invite link',
   'lobby.copy': 'Copy invite link',
   'lobby.copied': 'Invite link copied',

@@ -61,6 +61,7 @@ export default {
   'status.match_over': 'مسابقه تمام شد',
 
   'lobby.title': 'سالن انتظار',
+  'table.title': 'میز بازی',
   'lobby.invite': 'پیوند دعوت',
   'lobby.copy': 'رونوشت پیوند دعوت',
   'lobby.copied': 'پیوند دعوت رونوشت شد',
@@ -401,7 +402,7 @@ export default {
   'room.stay': 'بمان',
   'room.leave_ask': 'اتاق را ترک می‌کنید و صندلی‌تان آزاد شود؟',
   'room.leave_ask_game': 'ترک می‌کنید؟ تا پایان بازی یک ربات جای شما بازی می‌کند.',
-  'lobby.remove_named': '{name} را از اتاق بیرون کن',
+  'lobby.remove_named': 'حذف {name} از اتاق',
   'conn.replaced_long': 'این صندلی اکنون در زبانه یا دستگاه دیگری باز است. این زبانه دیگر بازی نمی‌کند.',
   'conn.take_back': 'در این زبانه بازی کن',
   'a11y.skip': 'رفتن به بازی',

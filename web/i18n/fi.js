@@ -61,6 +61,7 @@ export default {
   'status.match_over': 'Ottelu päättyi',
 
   'lobby.title': 'Aula',
+  'table.title': 'Pelipöytä',
   'lobby.invite': 'Kutsulinkki',
   'lobby.copy': 'Kopioi kutsulinkki',
   'lobby.copied': 'Kutsulinkki kopioitu',

@@ -61,6 +61,7 @@ export default {
   'status.match_over': 'Maç bitti',
 
   'lobby.title': 'Lobi',
+  'table.title': 'Oyun masası',
   'lobby.invite': 'Davet bağlantısı',
   'lobby.copy': 'Davet bağlantısını kopyala',
   'lobby.copied': 'Davet bağlantısı kopyalandı',
@@ -401,7 +402,7 @@ export default {
   'room.stay': 'Kal',
   'room.leave_ask': 'Çıkıp koltuğunu boşaltmak istiyor musun?',
   'room.leave_ask_game': 'Çıkılsın mı? Maçın geri kalanında koltuğunda bir bot oynar.',
-  'lobby.remove_named': '{name} odadan çıkarılsın',
+  'lobby.remove_named': '{name} adlı oyuncuyu odadan çıkar',
   'conn.replaced_long': 'Bu koltuk artık başka bir sekmede veya cihazda açık. Bu sekme artık oynamıyor.',
   'conn.take_back': 'Bu sekmede oyna',
   'a11y.skip': 'Oyuna geç',
