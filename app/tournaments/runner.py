@@ -81,6 +81,7 @@ class Runner:
         self._local: dict[str, asyncio.Lock] = {}
         self._busy: set[str] = set()  # tournaments whose lease another process held just now
         self._scanner: asyncio.Task[None] | None = None
+        self._finding: dict[str, asyncio.Task[None]] = {}  # room → its tournament looked for
         self._stopped = False
         self.advanced = 0  # saves that recorded a result or a new round here (tests, logs)
 
@@ -96,7 +97,11 @@ class Runner:
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
-        tasks = [t for t in (self._scanner, *self._drivers.values()) if t is not None]
+        tasks = [
+            t
+            for t in (self._scanner, *self._drivers.values(), *self._finding.values())
+            if t is not None
+        ]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -104,6 +109,7 @@ class Runner:
                 await task
         self._scanner = None
         self._drivers.clear()
+        self._finding.clear()
 
     def forget(self, code: str) -> None:
         """A deleted tournament: nothing of it stays in this process."""
@@ -122,10 +128,30 @@ class Runner:
         """A commit of this process to `room` (Tables.on_commit)."""
         watched = self._watched.get(room)
         if watched is None:
+            if "match_ended" in kinds and not self._stopped and room not in self._finding:
+                # Maybe a table of a round this process has not scanned yet (another process
+                # opened it moments ago): its end would wait for the table's safety-net look
+                # (PLAYING_LOOK_MS) instead of the next round starting now. Match ends are
+                # rare, so looking among the running tournaments for it costs little.
+                task = asyncio.create_task(self._find(room), name="tournament-find")
+                self._finding[room] = task
+                task.add_done_callback(lambda _t: self._finding.pop(room, None))
             return
         code, status = watched
         if kinds & (PLAYING_KINDS if status == PLAYING else LOBBY_KINDS):
             self.nudge(code, room)
+
+    async def _find(self, room: str) -> None:
+        """The running tournament `room` is an open table of, if any: learn it and look."""
+        try:
+            for code in await self.store.running():
+                record = await self.store.load(code)
+                if record is not None and any(t.room == room for t in record.open_tables()):
+                    self._learn(record)
+                    self.nudge(code, room)
+                    return
+        except Exception as exc:  # the store is down: the scan finds the table later
+            log.warning("could not look for a table's tournament: %s", type(exc).__name__)
 
     def nudge(self, code: str, room: str | None = None) -> None:
         """Look at `code`'s due tables (and `room`) soon, once."""

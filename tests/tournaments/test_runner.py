@@ -270,3 +270,31 @@ async def test_a_tied_match_is_dealt_on_when_nobody_deals_its_next_round() -> No
     finally:
         await a.stop()
         await b.stop()
+
+
+async def test_a_table_end_heard_before_its_round_was_scanned_advances_at_once() -> None:
+    """The process that commits a table's match end may not know the table yet (another
+    process opened its round since this one's last scan): it looks for its tournament then,
+    rather than leaving the end to the table's safety-net look 10 s later."""
+    store, tables, clock = MemoryTournamentStore(), FakeTables(), Clock()
+    a, b = (
+        TournamentService(tables, store, rng=random.Random(seed), clock=clock, scan_seconds=60)
+        for seed in (1, 2)
+    )
+    await a.watch()
+    await b.watch()  # its first scan is a minute away: it knows no table
+    try:
+        code = await started(a, b)
+        await tables_playing(a, code, 2)
+        await a.stop()  # only b is left, and b has not scanned
+        for room in ("R1", "R2"):
+            tables.end(room, 0, heard_by=tables.listeners[1:])  # b's commits
+
+        async def next_round() -> bool:
+            return len((await b.public(code))["rounds"]) == 2
+
+        await until(next_round, timeout=2.0)  # the clock never moved: no safety-net look
+        assert b.runner.advanced >= 1 and tables.opened == 3
+    finally:
+        await a.stop()
+        await b.stop()
