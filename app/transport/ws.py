@@ -152,10 +152,14 @@ class _Limits:
         self.throttled = False  # a `rate_limited` was sent since the last accepted frame
         self.tally = tally
 
-    def refuse(self, conn: Connection, frame: ErrorFrame) -> None:
+    def refuse(self, conn: Connection, frame: ErrorFrame, *, after_events: bool = False) -> None:
+        """`after_events`: a command's refusal, sent after the events committed before it."""
         if self.errors.take():
             self.tally.refused[frame.get("code", "")] += 1
-            conn.send(frame)
+            if after_events:
+                conn.refuse(frame)
+            else:
+                conn.send(frame)
         else:
             self.close(conn, "too many refused frames")
 
@@ -274,11 +278,7 @@ async def _command(
         return
     if outcome.version is None:
         error = frames.error(outcome.code or "bad_command", outcome.message, command.command_id)
-        if limits.errors.take():
-            limits.tally.refused[error.get("code", "")] += 1
-            conn.refuse(error)
-        else:
-            limits.close(conn, "too many refused frames")
+        limits.refuse(conn, error, after_events=True)
         return
     conn.ack(command.command_id, outcome.version)
     if isinstance(command.action, Leave):
