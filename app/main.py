@@ -17,6 +17,7 @@ from app import gc_tuning, loop_probe
 from app.api import errors, health, logfilter, matches, metrics, rooms, tournaments, web
 from app.api.limits import CreationLimit
 from app.api.middleware import HardeningMiddleware
+from app.api.open_cap import OpenConnectionCap, OpenConnections
 from app.bus import MemoryBus
 from app.bus.base import Bus
 from app.rooms.service import RoomService
@@ -136,6 +137,16 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         CreationLimit,
         rate=config.create_rate_per_second,
         burst=config.create_rate_burst,
+        trusted_proxies=config.trusted_proxies,
+    )
+    # Added last, so outermost: every request and socket is counted, even one the limits
+    # inside refuse (it holds a connection all the same while it is answered).
+    app.state.open_connections = OpenConnections(
+        config.max_open_per_address, refused=hub.tally.over_open_cap
+    )
+    app.add_middleware(
+        OpenConnectionCap,
+        connections=app.state.open_connections,
         trusted_proxies=config.trusted_proxies,
     )
     errors.install(app)

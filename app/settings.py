@@ -70,6 +70,12 @@ class AppSettings(BaseSettings):
     # past the bucket the handshake is refused (HTTP 403) and the client's backoff applies.
     ws_connect_rate_per_second: float = 2.0
     ws_connect_rate_burst: int = 60
+    # Connections one client address may hold open at once, per process (app/api/open_cap.py):
+    # HTTP requests in flight (a tournament's event stream lasts as long as it is read) plus
+    # room WebSockets. The rates above bound how fast an address connects, not how many
+    # connections it keeps; without this one client could hold most of `max_connections`.
+    # Past it a request is answered 429 and a handshake refused (HTTP 403). 0: no cap.
+    max_open_per_address: int = 256
     # GET /metrics (Prometheus text) answers a scrape that sends this as a bearer token; unset,
     # there is no /metrics (app/api/metrics.py).
     metrics_token: str | None = None

@@ -156,6 +156,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         # Attackers and victims all connect from 127.0.0.1: the per-address limit on new
         # sockets (tests/e2e/test_hostile_clients.py covers it) would refuse the victims too.
         WS_CONNECT_RATE_BURST="100000",
+        # Likewise the cap on connections one address holds open at once.
+        MAX_OPEN_PER_ADDRESS="100000",
         PORT=str(port),
         # Only to write the resume target's history quickly (200 lines); the victims chat
         # within the default limits and the attackers do not chat.

@@ -222,6 +222,7 @@ class Server:
                 "RATE_LIMIT_BURST": "1000000",
                 "CREATE_RATE_BURST": "1000000",
                 "WS_CONNECT_RATE_BURST": "1000000",
+                "MAX_OPEN_PER_ADDRESS": "1000000",  # every socket is 127.0.0.1's
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
             }
         )

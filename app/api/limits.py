@@ -100,7 +100,7 @@ class CreationLimit:
             key = client_key(peer, forwarded.decode("latin-1") if forwarded else None, self.trusted)
             wait = self.buckets.take(key)
             if wait > 0:
-                await _rate_limited(send, wait)
+                await rate_limited_response(send, wait)
                 return
         await self.app(scope, receive, send)
 
@@ -117,10 +117,11 @@ def _within(text: str, networks: list[Network]) -> bool:
     return ip is not None and any(ip in network for network in networks)
 
 
-async def _rate_limited(send: Send, wait: float) -> None:
-    body = json.dumps(
-        {"error": {"code": "rate_limited", "message": "too many requests from this address"}}
-    ).encode()
+async def rate_limited_response(
+    send: Send, wait: float, message: str = "too many requests from this address"
+) -> None:
+    """A 429 `rate_limited` in the API's error shape, with `Retry-After` (whole seconds)."""
+    body = json.dumps({"error": {"code": "rate_limited", "message": message}}).encode()
     await send(
         {
             "type": "http.response.start",

@@ -75,6 +75,12 @@ def render(hub: Hub, tally: Tally, conflicts: int, started: float) -> str:
         "Sockets closed for their behaviour (floods, refused frames, not reading), by reason.",
         _by("reason", tally.closed),
     )
+    counter(
+        "uno_refused_over_open_cap_total",
+        "Requests (429) and WebSocket handshakes (403) refused because their address held "
+        "max_open_per_address connections already, by kind (http, websocket).",
+        _by("kind", tally.over_open_cap),
+    )
     usage = resource.getrusage(resource.RUSAGE_SELF)
     counter(
         "process_cpu_seconds_total",

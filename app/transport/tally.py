@@ -19,6 +19,8 @@ class Tally:
         self.rounds = 0  # rounds completed (their `round_ended` committed here)
         self.refused: Counter[str] = Counter()  # error frames sent, by code
         self.closed: Counter[str] = Counter()  # sockets closed for abuse, by reason
+        # Requests and handshakes refused over `max_open_per_address`, by "http"/"websocket".
+        self.over_open_cap: Counter[str] = Counter()
 
     def observe(self, room: str, events: Sequence[Event]) -> None:
         """A commit observer (RoomService.commit_observers): one call per commit won."""

@@ -80,6 +80,7 @@ def live_server() -> Iterator[str]:
         "PYTHONUNBUFFERED": "1",
         "CREATE_RATE_BURST": "100000",  # the whole session creates rooms from one address
         "WS_CONNECT_RATE_BURST": "100000",  # and opens its sockets from it
+        "MAX_OPEN_PER_ADDRESS": "100000",  # and holds them open at once
     }
     env.pop("REDIS_URL", None)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -174,6 +174,8 @@ async def cluster(
         "REDIS_PREFIX": prefix,
         "DATABASE_URL": database_url,
         "UNO_TEST_HOOKS": "1",
+        # Every test client is 127.0.0.1: no cap on the connections it holds open at once.
+        "MAX_OPEN_PER_ADDRESS": "100000",
         **extra_env,
     }
     processes = [_start(free_port(), workdir / f"p{i}", env) for i in range(count)]

@@ -60,6 +60,7 @@ def server_settings(**overrides: Any) -> AppSettings:
         "create_rate_burst": 100_000,
         "ws_connect_rate_per_second": 1000.0,
         "ws_connect_rate_burst": 100_000,
+        "max_open_per_address": 100_000,
     }
     values.update(overrides)
     return AppSettings(**values)
@@ -412,6 +413,7 @@ class Harness:
     clients: list[Client] = field(default_factory=list)
     seats: dict[str, int] = field(default_factory=dict)  # token → seat, for the auditor
     tournaments: Any = None  # the app's TournamentService
+    app: Any = None  # the ASGI app itself (its `state`)
 
     @property
     def ws_base(self) -> str:
@@ -555,6 +557,7 @@ async def running_server(config: AppSettings) -> AsyncIterator[Harness]:
         async with httpx.AsyncClient(base_url=base, timeout=10, verify=client_tls()) as http:
             harness = Harness(base, http, app.state.rooms, LeakAuditor(app.state.rooms))
             harness.tournaments = app.state.tournaments
+            harness.app = app
             try:
                 yield harness
             finally:

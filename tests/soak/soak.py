@@ -284,6 +284,7 @@ class Servers:
             CREATE_RATE_BURST="100000",
             WS_CONNECT_RATE_PER_SECOND="1000",
             WS_CONNECT_RATE_BURST="100000",
+            MAX_OPEN_PER_ADDRESS="100000",
             UNO_GC=os.environ.get("UNO_GC", "paced"),
         )
         if self.options.database == "sqlite":

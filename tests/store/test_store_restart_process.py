@@ -59,6 +59,7 @@ async def server_process(
         "PORT": str(port),
         "CREATE_RATE_BURST": "100000",
         "WS_CONNECT_RATE_BURST": "100000",
+        "MAX_OPEN_PER_ADDRESS": "100000",
     }
     with log.open("ab") as out:
         proc = subprocess.Popen(
