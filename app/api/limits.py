@@ -43,6 +43,14 @@ def client_key(peer: str, forwarded_for: str | None, trusted: list[Network]) -> 
     return str(ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else ip or address)
 
 
+def scope_client_key(scope: Scope, trusted: list[Network]) -> str:
+    """`client_key` of an ASGI scope's peer and its X-Forwarded-For header."""
+    client = scope.get("client")
+    peer = client[0] if client else ""
+    forwarded = dict(scope.get("headers", ())).get(b"x-forwarded-for")
+    return client_key(peer, forwarded.decode("latin-1") if forwarded else None, trusted)
+
+
 class AddressBuckets:
     """Token buckets by key, bounded in number (least recently used forgotten)."""
 
@@ -94,11 +102,7 @@ class CreationLimit:
             and scope.get("method") == "POST"
             and scope.get("path", "").startswith("/api/")
         ):
-            client = scope.get("client")
-            peer = client[0] if client else ""
-            forwarded = dict(scope.get("headers", ())).get(b"x-forwarded-for")
-            key = client_key(peer, forwarded.decode("latin-1") if forwarded else None, self.trusted)
-            wait = self.buckets.take(key)
+            wait = self.buckets.take(scope_client_key(scope, self.trusted))
             if wait > 0:
                 await rate_limited_response(send, wait)
                 return

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.limits import client_key, parse_networks, rate_limited_response
+from app.api.limits import parse_networks, rate_limited_response, scope_client_key
 from app.transport.ws import CLOSE_TRY_AGAIN
 
 REFUSAL_MESSAGE = "too many open connections from this address"
@@ -71,10 +71,7 @@ class OpenConnectionCap:
         if kind not in ("http", "websocket") or self.connections.cap <= 0:
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
-        peer = client[0] if client else ""
-        forwarded = dict(scope.get("headers", ())).get(b"x-forwarded-for")
-        key = client_key(peer, forwarded.decode("latin-1") if forwarded else None, self.trusted)
+        key = scope_client_key(scope, self.trusted)
         if not self.connections.try_open(key):
             self.connections.refused[kind] += 1
             if kind == "http":
