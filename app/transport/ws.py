@@ -83,7 +83,10 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
             # would get their acks without the `events` frames (PROTOCOL 3: events, then ack).
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(conn.welcomed.wait(), config.send_timeout_seconds)
-            await _serve(websocket, conn, service, config, hub)
+            # Served in a task of its own, so each frame received and each store reply
+            # resumes the few coroutine frames of `_serve`, not the ~17 of the ASGI and
+            # middleware stack above this endpoint (a cancelled endpoint cancels the task).
+            await asyncio.create_task(_serve(websocket, conn, service, config, hub))
         except WebSocketDisconnect:
             pass
         finally:
