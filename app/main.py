@@ -92,6 +92,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     hub = Hub(bus, history=service.commits_since, clock=service.clock)
     service.has_sockets = lambda room: bool(hub.connections(room))
     service.commit_observers.append(hub.tally.observe)
+    if cluster is not None:
+        cluster.store.prepare = hub.prepare
     cup_store = _tournament_store(config, cluster, recorder)
     cups = TournamentService(RoomTables(service), cup_store, bus=bus)
 

@@ -152,6 +152,17 @@ class Connection:
         self.version = commit.last
         return True
 
+    def prepare(self, commit: Commit, now: int) -> None:
+        """Build the frame `deliver` will send of `commit`, if this socket is right before it
+        (the hub asks while the commit's reply is awaited: see `Hub.prepare`)."""
+        if (
+            not self.closed
+            and not self.closing
+            and commit.state is not None
+            and commit.first == self.version + 1
+        ):
+            frames.commit_frames(commit, now, ahead=True).for_seat(self._seat(commit.state))
+
     def notify(self, version: int) -> None:
         if version > self.version and not self._catch_up_queued:
             self._catch_up_queued = True

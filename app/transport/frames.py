@@ -24,6 +24,7 @@ from app.store.rooms import Commit
 Role = Literal["player", "spectator"]
 
 LOG_SIZE = 20  # recent public events carried in the welcome's `view.log`
+PREPARED_MAX_AGE_MS = 250  # see commit_frames
 CHAT_SIZE = 50  # recent chat messages carried in the welcome's `view.chat` (extension)
 # The log is public and carries no card ids: an old entry must not name a card that has since
 # moved into another hand (a swap, a reshuffle), and revealed hands stay in their event.
@@ -104,18 +105,32 @@ def redacted(event: Event, seat: int | None) -> dict[str, Any]:
 class CommitFrames:
     """The `events` frames of one commit, one per recipient seat, built on first request."""
 
-    __slots__ = ("_by_seat", "_events", "_head", "_now", "_public", "_public_events", "_state")
+    __slots__ = (
+        "_by_seat",
+        "_events",
+        "_head",
+        "_now",
+        "_public",
+        "_public_events",
+        "_state",
+        "ahead",
+    )
 
     def __init__(self, events: Sequence[Event], state: State, now: int) -> None:
         self._events = events
         self._state = state
         self._now = now
         self._by_seat: dict[int | None, bytes] = {}
+        self.ahead = False  # built before its commit won: see commit_frames
         self._public: dict[str, Any] | None = None
         self._public_events: list[orjson.Fragment] | None = None
         # The frame up to the view's `you`, encoded once: a seat's frame is this, its `you`,
         # and the two closing braces (when the seat sees the shared seats and events).
         self._head: bytes | None = None
+
+    @property
+    def now(self) -> int:
+        return self._now
 
     def for_seat(self, seat: int | None) -> bytes:
         frame = self._by_seat.get(seat)
@@ -168,13 +183,23 @@ class CommitFrames:
         return encode(EventsFrame(type="events", version=state.version, events=events, view=view))
 
 
-def commit_frames(commit: Commit, now: int) -> CommitFrames:
-    """The commit's shared frame builder (kept on the commit while its state is kept)."""
+def commit_frames(commit: Commit, now: int, *, ahead: bool = False) -> CommitFrames:
+    """The commit's shared frame builder (kept on the commit while its state is kept);
+    `ahead`: asked before the commit is known to have won."""
     cached = commit.cache
     if isinstance(cached, CommitFrames):
-        return cached
+        if not cached.ahead:
+            return cached
+        # Built ahead (while the commit was on its way, `Hub.prepare`): their server time is
+        # of then, kept unless the commit took long to be answered.
+        if not ahead and now - cached.now <= PREPARED_MAX_AGE_MS:
+            cached.ahead = False
+            return cached
+        if ahead:
+            return cached
     assert commit.state is not None, "frames are built only of commits whose state is kept"
     frames = CommitFrames(commit.events, commit.state, now)
+    frames.ahead = ahead
     commit.cache = frames
     return frames
 

@@ -92,6 +92,19 @@ class Hub:
             return None
         return commits[-1]
 
+    def prepare(self, room: str, commit: Commit) -> None:
+        """The frames this process's sockets of `room` will get of `commit`, built while its
+        commit is on its way to the shared store (RedisRoomStore.prepare): the state was just
+        made, so the views are built warm, and the store works meanwhile, so its reply is
+        usually in when the frames are done (no idle wait and wake-up between). After the
+        reply, `deliver` sends what is built; a commit that lost is dropped with them."""
+        channel = self._channels.get(room)
+        if channel is None or self._clock is None or self._history is None:
+            return
+        now = self._clock()
+        for conn in channel.connections:
+            conn.prepare(commit, now)
+
     def take_chat(self, room: str, rate: float, burst: int) -> bool:
         """A token of the room's chat bucket (in this process), while it has sockets here."""
         channel = self._channels.get(room)

@@ -15,7 +15,7 @@ from app.engine import new_table, parse_settings
 from app.engine.events import Event
 from app.store.redis import RedisRoomStore
 from app.store.redis import rooms as redis_rooms
-from app.store.rooms import STATES_KEPT, Member, RoomRecord
+from app.store.rooms import STATES_KEPT, Commit, Member, RoomRecord
 from app.store.shared import CommitConflict, DuplicateCommand, applying
 
 from .conftest import count_calls
@@ -405,3 +405,39 @@ async def test_a_record_replaced_while_it_was_read_is_read_whole(store: RedisRoo
     assert record is not None and record.version == 1
     assert record.member("tok") == Member("p1", "player", "Ayşe")
     assert sent == [1, 0]  # the held record's write counter, then a whole read
+
+
+async def test_a_commit_is_sent_before_its_frames_are_prepared(
+    store: RedisRoomStore, prefix: str
+) -> None:
+    """`prepare` (the hub building the sockets' frames) runs while the commit's reply is
+    awaited, with the command already written to Redis, and gets the commit the history then
+    holds; a commit that loses its compare-and-set is prepared but never kept."""
+    await store.create(_record(), [])
+    mine = await store.load("r1")
+    assert mine is not None
+    await store.commit_shared("r1", 0, mine, [], wake_at=None)  # the pipe's link is open now
+    seen: list[tuple[str, int, int, bool]] = []
+    prepared = []
+
+    def prepare(room: str, commit: Commit) -> None:
+        link = store._pipe._usable() if store._pipe is not None else None
+        assert link is not None and not link._out, "the command is written before"
+        seen.append((room, commit.first, commit.last, commit.state is mine.state))
+        prepared.append(commit)
+
+    store.prepare = prepare
+    _advance(mine, 2)
+    await store.commit_shared("r1", 0, mine, _events(1, 2), wake_at=None)
+    assert seen == [("r1", 1, 2, True)]
+    held = await store.commits_since("r1", 0)
+    assert held is not None and held[-1] is prepared[0]
+
+    other = RedisRoomStore(store.client, prefix=prefix)
+    other.prepare = prepare
+    stale = _record()
+    _advance(stale, 3)
+    with pytest.raises(CommitConflict):
+        await other.commit_shared("r1", 0, stale, _events(1, 3), wake_at=None)
+    assert len(prepared) == 2
+    assert [c.last for c in await other.commits_since("r1", 0) or []] == [2]

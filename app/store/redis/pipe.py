@@ -85,6 +85,11 @@ class _Link(asyncio.Protocol):
             self._watch = self._loop.call_later(self._timeout, self._check)
         return future
 
+    def send_now(self) -> None:
+        """Write what is queued now, not at the end of this turn of the loop."""
+        if self._out:
+            self._flush()
+
     def _flush(self) -> None:
         self._flush_planned = False
         out = self._out
@@ -179,6 +184,13 @@ class RedisPipe:
         if link is not None:
             return link.request(hiredis.pack_command(args))
         return self._execute_opening(args)
+
+    def send_now(self) -> None:
+        """Write the commands queued on the open connection now (their caller has work to do
+        before it awaits the replies, and Redis can work meanwhile)."""
+        link = self._usable()
+        if link is not None:
+            link.send_now()
 
     async def _execute_opening(self, args: tuple[Any, ...]) -> Any:
         link = await self._open()

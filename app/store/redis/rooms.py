@@ -176,6 +176,9 @@ class RedisRoomStore:
         # its own subscribers hear of it from here, not through Redis (app/bus/redis.py
         # `local`).
         self.announce: Callable[[str, int, bytes], None] | None = None
+        # Called with each commit once its function call is sent, before its reply is
+        # awaited: the sockets' frames are built then (app/transport/hub.py `prepare`).
+        self.prepare: Callable[[str, Commit], None] | None = None
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -389,8 +392,17 @@ class RedisRoomStore:
         flight = (room, version)
         if commit is not None:
             self._flying[flight] = commit
+        reply_of = self._fcall("uno_commit", entry.keys, args)
+        prepare = self.prepare
+        if prepare is not None and commit is not None:
+            if self._pipe is not None:
+                self._pipe.send_now()  # Redis works while the frames are built
+            try:
+                prepare(room, commit)
+            except Exception:  # the frames are built after the reply instead
+                log.exception("frames not built ahead of a commit's reply")
         try:
-            reply = await self._fcall("uno_commit", entry.keys, args)
+            reply = await reply_of
         except (RedisError, OSError) as exc:
             reply = await self._recover(exc, "uno_commit", entry.keys, args)
         finally:
