@@ -188,14 +188,12 @@ def commit_frames(commit: Commit, now: int, *, ahead: bool = False) -> CommitFra
     `ahead`: asked before the commit is known to have won."""
     cached = commit.cache
     if isinstance(cached, CommitFrames):
-        if not cached.ahead:
+        if ahead or not cached.ahead:
             return cached
         # Built ahead (while the commit was on its way, `Hub.prepare`): their server time is
         # of then, kept unless the commit took long to be answered.
-        if not ahead and now - cached.now <= PREPARED_MAX_AGE_MS:
+        if now - cached.now <= PREPARED_MAX_AGE_MS:
             cached.ahead = False
-            return cached
-        if ahead:
             return cached
     assert commit.state is not None, "frames are built only of commits whose state is kept"
     frames = CommitFrames(commit.events, commit.state, now)
