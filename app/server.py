@@ -11,6 +11,11 @@ it through `uvicorn_options`, so the limits are set in one place.
   header (close 1009) instead of being read whole; between 16 KiB and that size the socket
   answers `too_large` and stays open.
 - At most `max_connections` connections and requests at once; past it, 503.
+- A response after which the server closes (`408` for a trickled body, `413`, any
+  `Connection: close`) closes with a lingering close: the write side is shut, and what the
+  client still sends is read and discarded for up to `LINGER_SECONDS`. Closing outright while
+  the client is still sending makes the kernel reset the connection, and a reset can destroy
+  the answer before the client has read it.
 - A WebSocket closed for a broken limit (1008: flooding, refused frames, not reading) stops
   being read at once and is dropped `POLICY_CLOSE_GRACE_SECONDS` later, instead of the close
   handshake's 10 s during which uvicorn keeps parsing (and discarding) whatever the client
@@ -37,6 +42,8 @@ log = logging.getLogger(__name__)
 
 MAX_HEAD_BYTES = 16 * 1024
 KEEP_ALIVE_SECONDS = 5
+# As Apache's lingering close: enough for a client to stop sending and read the answer.
+LINGER_SECONDS = 2.0
 CLOSE_POLICY = 1008
 CLOSE_INVALID_DATA = 1007  # a text message that is not UTF-8
 # Long enough for a reading client to get the close frame, short enough that a hostile one
@@ -44,10 +51,35 @@ CLOSE_INVALID_DATA = 1007  # a text message that is not UTF-8
 POLICY_CLOSE_GRACE_SECONDS = 1.0
 
 
+class _LingeringTransport:
+    """The transport a request cycle writes to: the same, except that closing it lingers."""
+
+    __slots__ = ("_protocol", "_transport")
+
+    def __init__(self, protocol: GuardedH11Protocol, transport: asyncio.Transport) -> None:
+        self._protocol = protocol
+        self._transport = transport
+
+    def write(self, data: bytes) -> None:
+        self._transport.write(data)
+
+    def is_closing(self) -> bool:
+        return self._protocol.lingering or self._transport.is_closing()
+
+    def close(self) -> None:
+        self._protocol.linger()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for every request head (see the module doc)."""
+    """uvicorn's h11 protocol with a deadline for every request head and a lingering close
+    (see the module doc)."""
 
     head_timeout: float = 10.0
+    linger_seconds: float = LINGER_SECONDS
+    lingering = False
     _head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -59,11 +91,38 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self.lingering:
+            return  # the rest of what the client sends after its answer: discarded
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:  # a whole head arrived (or the peer is done)
             self._disarm_head_timer()
 
+    def handle_events(self) -> None:
+        super().handle_events()
+        cycle = self.cycle
+        # A new request's cycle has not run yet: it closes through the lingering transport.
+        if cycle is not None and not isinstance(cycle.transport, _LingeringTransport):
+            cycle.transport = _LingeringTransport(self, self.transport)  # type: ignore[assignment]
+
+    def linger(self) -> None:
+        """Shut the write side now, close for good once the client has stopped sending (or
+        `linger_seconds` later)."""
+        if self.lingering or self.transport.is_closing():
+            return
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.lingering = True
+        self._disarm_head_timer()
+        self._unset_keepalive_if_required()
+        self.transport.write_eof()
+        self.transport.resume_reading()
+        self.loop.call_later(self.linger_seconds, self.transport.close)
+
     def on_response_complete(self) -> None:
+        if self.lingering:
+            self.server_state.total_requests += 1
+            return
         self._arm_head_timer()  # the next request's head has the same deadline ...
         super().on_response_complete()
         if self.conn.their_state is not h11.IDLE:  # ... unless a pipelined one came whole

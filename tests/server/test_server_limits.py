@@ -159,6 +159,29 @@ async def test_a_trickling_request_body_is_cut_off() -> None:
             assert created.status_code == 201
 
 
+async def test_a_client_still_sending_after_its_answer_can_read_it() -> None:
+    """After a 408 the server used to close outright. A client still sending its body then
+    got a reset, and the reset cost it the answer (the flaky failure of the test above on a
+    busy machine). The server closes with a lingering close: it shuts its write side and
+    discards what still comes, so the client reads the 408 and then the end of the stream."""
+    async with serving(header_timeout_seconds=0.5) as port:
+        for _ in range(3):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(
+                b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 10000\r\n\r\n{"
+            )
+            await asyncio.sleep(1.0)  # past the deadline: the 408 waits unread
+            writer.write(b" " * 4000)
+            await writer.drain()
+            await asyncio.sleep(0.3)
+            writer.write(b" " * 4000)
+            await writer.drain()
+            answer = await _closed_within(reader, 4)
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
+            writer.close()
+
+
 async def test_connections_past_the_limit_get_503() -> None:
     async with serving(max_connections=4, header_timeout_seconds=30) as port:
         held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(4)]
