@@ -72,10 +72,17 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 # The browser suite runs in its own process: Playwright's sync API keeps an event loop
-# running in the main thread, which the asyncio tests must not share.
+# running in the main thread, which the asyncio tests must not share. The two run side by
+# side (the browser suite mostly waits on Chromium and timers): about 5.5 minutes on 2 cores
+# instead of 9.5 one after the other. Its output follows the main suite's.
 pytest: $(STAMP) $(NATIVE)
-	$(PY) -m pytest -q -p no:cacheprovider --durations=20 --ignore=tests/browser
-	$(PY) -m pytest -q -p no:cacheprovider --durations=10 tests/browser
+	@mkdir -p build
+	@$(PY) -m pytest -q -p no:cacheprovider --durations=10 tests/browser \
+		>build/browser-tests.log 2>&1 & browser=$$!; \
+	$(PY) -m pytest -q -p no:cacheprovider --durations=20 --ignore=tests/browser; main=$$?; \
+	wait $$browser; status=$$?; \
+	echo "--- tests/browser (build/browser-tests.log)"; cat build/browser-tests.log; \
+	[ $$main -eq 0 ] && [ $$status -eq 0 ]
 
 test: lint typecheck pytest
 
