@@ -8,6 +8,7 @@ still answer the color picker, a challenge and a keep-or-play choice, for other 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,18 @@ FOCUS_IN_HAND = """() => {
 
 LEGAL_INDEX = """() => [...document.querySelectorAll('[data-testid=hand] .card')]
   .findIndex((c) => c.dataset.legal === 'true')"""
+
+
+VERSION = "() => window.uno.state.version"
+
+
+def answered(page: Page, seen: int | None, timeout_ms: float = 3000) -> None:
+    """Wait until the page holds a version newer than `seen` (a move the server took), or
+    `timeout_ms` (a move that changed nothing on the server: an armed UNO, a refusal)."""
+    with contextlib.suppress(Error):
+        page.wait_for_function(
+            "seen => window.uno.state.version !== seen", arg=seen, timeout=timeout_ms
+        )
 
 
 def visible(page: Page, testid: str) -> bool:
@@ -175,9 +188,14 @@ def test_a_round_by_touch_or_by_keyboard_only(
         deadline = time.monotonic() + 90
         while not visible(page, "round-summary"):
             assert time.monotonic() < deadline, f"the round did not end; moves: {done}"
+            seen = page.evaluate(VERSION)
             move = touch_move(page) if mode == "touch" else keyboard_move(page, focus_checks)
             if move:
                 done.append(move)
+                # The next move is chosen on the table the server answered with: on a slow
+                # machine a second look at a table not yet redrawn drew or tapped twice, which
+                # left the fixed deal's script (a long random round instead).
+                answered(page, seen)
             else:
                 page.wait_for_timeout(40)
         page.screenshot(path=str(artifacts / f"round-{mode}-summary.png"))
