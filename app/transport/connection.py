@@ -117,6 +117,9 @@ class Connection:
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._catch_up_queued = False
+        # The frame `prepare` built of a commit, with the builder it came from: `deliver`
+        # sends it as it is when that builder still serves the commit (not rebuilt stale).
+        self._ahead: tuple[Commit, frames.CommitFrames, bytes] | None = None
         # Set once the welcome of every `hello` so far is built (or the sender ended): the
         # endpoint applies no command of this socket before, so a command's commit comes
         # after the welcome's version and reaches the client as its own `events` frame
@@ -137,6 +140,7 @@ class Connection:
         """Send `commit`'s frame now, from the caller's task (the hub's, once per commit for
         every socket of the room), if this socket is idle and right before the commit: no
         queue item, no wake-up of this socket's task. False: use `notify`."""
+        ahead, self._ahead = self._ahead, None
         if (
             not self._idle
             or self.closed
@@ -146,7 +150,11 @@ class Connection:
             or commit.first != self.version + 1
         ):
             return False
-        frame = frames.commit_frames(commit, now).for_seat(self._seat(commit.state))
+        built = frames.commit_frames(commit, now)
+        if ahead is not None and ahead[0] is commit and ahead[1] is built:
+            frame = ahead[2]
+        else:
+            frame = built.for_seat(self._seat(commit.state))
         if not self._send_now([frame]):
             return False
         self.version = commit.last
@@ -161,7 +169,8 @@ class Connection:
             and commit.state is not None
             and commit.first == self.version + 1
         ):
-            frames.commit_frames(commit, now, ahead=True).for_seat(self._seat(commit.state))
+            built = frames.commit_frames(commit, now, ahead=True)
+            self._ahead = (commit, built, built.for_seat(self._seat(commit.state)))
 
     def notify(self, version: int) -> None:
         if version > self.version and not self._catch_up_queued:

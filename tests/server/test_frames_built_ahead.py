@@ -4,12 +4,21 @@ every later reader once sent."""
 
 from __future__ import annotations
 
-import orjson
+import asyncio
+from typing import Any
 
+import orjson
+import pytest
+
+from app.bus.memory import MemoryBus
 from app.engine import new_table, parse_settings
 from app.engine.events import Event
-from app.store.rooms import Commit
-from app.transport.frames import PREPARED_MAX_AGE_MS, commit_frames
+from app.rooms.service import RoomService
+from app.settings import AppSettings
+from app.store.recorder import MemoryRecorder
+from app.store.rooms import Commit, MemoryRoomStore
+from app.transport.connection import SEND_NOW_EXTENSION, Connection
+from app.transport.frames import PREPARED_MAX_AGE_MS, CommitFrames, commit_frames
 
 
 def _commit(version: int = 1) -> Commit:
@@ -43,3 +52,82 @@ def test_frames_built_ahead_of_a_slow_reply_are_built_again() -> None:
     assert sent is not ahead
     assert _server_time(sent.for_seat(None)) == late
     assert commit_frames(commit, late + 60_000) is sent
+
+
+class _DirectSocket:
+    """A socket whose scope offers the direct send path (as the served app's does)."""
+
+    def __init__(self) -> None:
+        self.direct: list[bytes] = []
+        self.scope: dict[str, Any] = {
+            "type": "websocket",
+            "extensions": {SEND_NOW_EXTENSION: self._send_now},
+        }
+
+    def _send_now(self, frames: list[bytes]) -> bool:
+        self.direct.extend(frames)
+        return True
+
+    async def send_text(self, text: str) -> None:
+        return None
+
+    async def send_bytes(self, data: bytes) -> None:
+        return None
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        return None
+
+
+async def _idle_connection() -> tuple[Connection, RoomService, str, _DirectSocket]:
+    service = RoomService(
+        AppSettings(database_url="memory://"), MemoryRoomStore(), MemoryBus(), MemoryRecorder()
+    )
+    created = await service.create_room("A", None)
+    who = await service.identify(created.room, created.token)
+    assert who is not None
+    ws = _DirectSocket()
+    conn = Connection(ws, created.room, who, service)  # type: ignore[arg-type]
+    conn.start()
+    async with asyncio.timeout(5):
+        while not conn._idle:
+            await asyncio.sleep(0.01)
+    return conn, service, created.room, ws
+
+
+async def test_a_socket_sends_the_frame_it_built_ahead_without_building_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    conn, service, room, ws = await _idle_connection()
+    record = await service.store.load(room)
+    assert record is not None
+    commit = Commit([Event("chat", conn.version + 1, {"text": "hi"}, {})], record.state)
+    record.state.version = conn.version + 1
+    built: list[int | None] = []
+    for_seat = CommitFrames.for_seat
+
+    def counted(self: CommitFrames, seat: int | None) -> bytes:
+        built.append(seat)
+        return for_seat(self, seat)
+
+    monkeypatch.setattr(CommitFrames, "for_seat", counted)
+    conn.prepare(commit, 1_000)
+    assert built == [0]
+    prepared = commit_frames(commit, 1_000, ahead=True).for_seat(0)
+    built.clear()
+    assert conn.deliver(commit, 1_000 + PREPARED_MAX_AGE_MS)
+    assert built == []  # sent as prepared: no lookup of the seat or its frame again
+    assert ws.direct[-1] is prepared
+    await conn.stop()
+
+
+async def test_a_socket_builds_again_a_frame_prepared_too_long_ago() -> None:
+    conn, service, room, ws = await _idle_connection()
+    record = await service.store.load(room)
+    assert record is not None
+    commit = Commit([Event("chat", conn.version + 1, {"text": "hi"}, {})], record.state)
+    record.state.version = conn.version + 1
+    conn.prepare(commit, 1_000)
+    late = 1_000 + PREPARED_MAX_AGE_MS + 1
+    assert conn.deliver(commit, late)
+    assert _server_time(ws.direct[-1]) == late
+    await conn.stop()
