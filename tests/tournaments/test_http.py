@@ -16,7 +16,9 @@ from app.tournaments import records
 
 # next_round_seconds 1: a tied match (a tie plays on) deals its next round by itself; with 0
 # it would wait for the host seat to start it.
-FAST = {"turn_seconds": 5, "bot_delay_ms": 0, "next_round_seconds": 1}
+# Every wait at most 5 s: the clients read with a 10 s limit, and a no-show's decision (a Wild
+# Draw Four's challenge against an absent entrant) waits for its whole window.
+FAST = {"turn_seconds": 5, "challenge_seconds": 5, "bot_delay_ms": 0, "next_round_seconds": 1}
 
 
 @pytest.fixture
