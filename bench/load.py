@@ -842,6 +842,12 @@ def main() -> int:
         " balancer's hash of the room places them, docs/deploy/nginx.conf)",
     )
     paced.add_argument(
+        "--pin-servers",
+        action="store_true",
+        help="pin server i (all its threads) to CPU i modulo the machine's CPUs, as an operator"
+        " would with taskset or a container's cpuset",
+    )
+    paced.add_argument(
         "--spy-window",
         default="",
         metavar="PREFIX",

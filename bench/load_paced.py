@@ -108,6 +108,20 @@ def _spy_on(pids: list[int], prefix: str, seconds: float) -> list[subprocess.Pop
     ]
 
 
+def _pin(pids: list[int]) -> str:
+    """`--pin-servers`: server i, every thread of it, on CPU i modulo the machine's CPUs (the
+    load generator and Redis stay free to run anywhere)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    placed = []
+    for i, pid in enumerate(pids):
+        cpu = cpus[i % len(cpus)]
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(ProcessLookupError):
+                os.sched_setaffinity(int(task), {cpu})
+        placed.append(f"{pid} on CPU {cpu}")
+    return "servers pinned: " + ", ".join(placed)
+
+
 def _signal_all(pids: list[int], signum: signal.Signals | None) -> None:
     """`--cprofile-window`: start (SIGUSR1) or stop and write (SIGUSR2) each server's profile."""
     if signum is None:
@@ -767,6 +781,8 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         for server in servers:
             server.check_alive()
         rss_connected = sum(proc_rss_mb(server.pid) for server in servers)
+        if args.pin_servers:
+            notes.append(_pin([server.pid for server in servers]))
         start = time.time() + args.warmup
         end = start + args.window
         for client in procs:
@@ -835,6 +851,7 @@ async def coordinate(args: argparse.Namespace, work: Path, notes: list[str]) -> 
         "store": kind,
         "processes": processes,
         "placement": args.placement if processes > 1 else None,
+        "pinned": bool(args.pin_servers),
         "rooms": rooms,
         "players": players,
         "sockets": sockets,

@@ -3,6 +3,7 @@
 # and the match database, behind nginx on PORT when nginx is installed (else use the
 # processes' own ports). Ctrl-C stops everything this script started.
 #   N=3 PORT=8000 BASE_PORT=8001 REDIS_URL=... DATABASE_URL=... make run-cluster
+#   PIN=1 make run-cluster: process i on CPU i modulo the CPUs (taskset; docs/deploy.md)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -48,7 +49,11 @@ for i in $(seq 0 $((N - 1))); do
   port=$((BASE_PORT + i))
   # Each process has its own working directory (its recorder outbox lives there).
   mkdir -p "$RUN/p$port"
-  (cd "$RUN/p$port" && PYTHONPATH=$ROOT exec "$PY" -m uvicorn app.main:app --host "$HOST" \
+  pin=()
+  if [ "${PIN:-0}" = 1 ] && command -v taskset >/dev/null 2>&1; then
+    pin=(taskset -c "$((i % $(nproc)))")
+  fi
+  (cd "$RUN/p$port" && PYTHONPATH=$ROOT exec ${pin[@]+"${pin[@]}"} "$PY" -m uvicorn app.main:app --host "$HOST" \
     --port "$port" --ws-max-size 1048576 >"$RUN/p$port.log" 2>&1) &
   pids+=($!)
   # The first process migrates the database: wait for it before starting the others.
