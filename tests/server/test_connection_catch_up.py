@@ -12,15 +12,14 @@ from typing import Any
 
 import pytest
 
-from app.bus.memory import MemoryBus
 from app.engine import actions as act
 from app.rooms.commands import Command
 from app.rooms.service import Identity, RoomService
-from app.settings import AppSettings
-from app.store.recorder import MemoryRecorder
-from app.store.rooms import STATES_KEPT, MemoryRoomStore
+from app.store.rooms import STATES_KEPT
 from app.store.shared import StoreUnavailable
 from app.transport.connection import Connection
+
+from .welcomed import settled, welcomed_connection
 
 
 class SlowSocket:
@@ -43,27 +42,11 @@ class SlowSocket:
         return None
 
 
-async def _settled(conn: Connection, version: int) -> None:
-    async with asyncio.timeout(5):
-        while conn.version < version:
-            await asyncio.sleep(0.01)
-
-
 async def _welcomed_socket() -> tuple[RoomService, str, Identity, SlowSocket, Connection]:
     """A room in memory, its host's socket started and welcomed."""
-    service = RoomService(
-        AppSettings(database_url="memory://"), MemoryRoomStore(), MemoryBus(), MemoryRecorder()
-    )
-    created = await service.create_room("A", None)
-    who = await service.identify(created.room, created.token)
-    assert who is not None
     ws = SlowSocket()
-    conn = Connection(ws, created.room, who, service)  # type: ignore[arg-type]
-    conn.start()
-    record = await service.store.load(created.room)
-    assert record is not None
-    await _settled(conn, record.version)
-    return service, created.room, who, ws, conn
+    service, room, who, conn = await welcomed_connection(ws)
+    return service, room, who, ws, conn
 
 
 async def test_a_slow_sender_still_sends_every_commit_it_held() -> None:
@@ -88,7 +71,7 @@ async def test_a_slow_sender_still_sends_every_commit_it_held() -> None:
         latest = await chat(k)
     conn.notify(latest)
     ws.gate.set()
-    await _settled(conn, latest)
+    await settled(conn, latest)
     await asyncio.sleep(0.05)
     await conn.stop()
 
@@ -124,7 +107,7 @@ async def test_a_store_that_does_not_answer_for_a_while_does_not_close_the_socke
         assert outcome.version is not None
         latest = outcome.version
         conn.notify(latest)
-    await _settled(conn, latest)
+    await settled(conn, latest)
     await asyncio.sleep(0.05)
     assert not conn.closed and failures == [0]
     await conn.stop()

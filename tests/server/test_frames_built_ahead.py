@@ -10,15 +10,14 @@ from typing import Any
 import orjson
 import pytest
 
-from app.bus.memory import MemoryBus
 from app.engine import new_table, parse_settings
 from app.engine.events import Event
 from app.rooms.service import RoomService
-from app.settings import AppSettings
-from app.store.recorder import MemoryRecorder
-from app.store.rooms import Commit, MemoryRoomStore
+from app.store.rooms import Commit
 from app.transport.connection import SEND_NOW_EXTENSION, Connection
 from app.transport.frames import PREPARED_MAX_AGE_MS, CommitFrames, commit_frames
+
+from .welcomed import welcomed_connection
 
 
 def _commit(version: int = 1) -> Commit:
@@ -79,19 +78,12 @@ class _DirectSocket:
 
 
 async def _idle_connection() -> tuple[Connection, RoomService, str, _DirectSocket]:
-    service = RoomService(
-        AppSettings(database_url="memory://"), MemoryRoomStore(), MemoryBus(), MemoryRecorder()
-    )
-    created = await service.create_room("A", None)
-    who = await service.identify(created.room, created.token)
-    assert who is not None
     ws = _DirectSocket()
-    conn = Connection(ws, created.room, who, service)  # type: ignore[arg-type]
-    conn.start()
+    service, room, _who, conn = await welcomed_connection(ws)
     async with asyncio.timeout(5):
         while not conn._idle:
             await asyncio.sleep(0.01)
-    return conn, service, created.room, ws
+    return conn, service, room, ws
 
 
 async def test_a_socket_sends_the_frame_it_built_ahead_without_building_it_again(
