@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,8 @@ if TYPE_CHECKING:
 
 import httpx
 import pytest
+
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -62,17 +63,11 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def live_server() -> Iterator[str]:
     """`uvicorn app.main:app` with test hooks and in-memory stores; yields its base URL."""
     _chromium_or_skip()
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "UNO_TEST_HOOKS": "1",

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from tests.ports import free_port
 
 
 class TcpProxy:
