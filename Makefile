@@ -73,8 +73,10 @@ typecheck: $(STAMP)
 
 # The browser suite runs in its own process: Playwright's sync API keeps an event loop
 # running in the main thread, which the asyncio tests must not share. The two run side by
-# side (the browser suite mostly waits on Chromium and timers): about 5.5 minutes on 2 cores
-# instead of 9.5 one after the other. Its output follows the main suite's.
+# side (the browser suite mostly waits on Chromium and timers): `make test` takes 7-8 minutes
+# on 2 cores instead of 11 one after the other. Its output follows the main suite's. Tests
+# that share the machine this way must not depend on its pace (docs/performance.md, "`make
+# test` side by side").
 pytest: $(STAMP) $(NATIVE)
 	@mkdir -p build
 	@$(PY) -m pytest -q -p no:cacheprovider --durations=10 tests/browser \
