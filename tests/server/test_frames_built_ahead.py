@@ -12,7 +12,6 @@ import pytest
 
 from app.engine import new_table, parse_settings
 from app.engine.events import Event
-from app.rooms.service import RoomService
 from app.store.rooms import Commit
 from app.transport.connection import SEND_NOW_EXTENSION, Connection
 from app.transport.frames import PREPARED_MAX_AGE_MS, CommitFrames, commit_frames
@@ -77,23 +76,23 @@ class _DirectSocket:
         return None
 
 
-async def _idle_connection() -> tuple[Connection, RoomService, str, _DirectSocket]:
+async def _idle_connection_and_next_commit() -> tuple[Connection, Commit, _DirectSocket]:
+    """A welcomed socket waiting with nothing to send, and a commit right after its version."""
     ws = _DirectSocket()
     service, room, _who, conn = await welcomed_connection(ws)
     async with asyncio.timeout(5):
         while not conn._idle:
             await asyncio.sleep(0.01)
-    return conn, service, room, ws
+    record = await service.store.load(room)
+    assert record is not None
+    record.state.version = conn.version + 1
+    return conn, Commit([Event("chat", conn.version + 1, {"text": "hi"}, {})], record.state), ws
 
 
 async def test_a_socket_sends_the_frame_it_built_ahead_without_building_it_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    conn, service, room, ws = await _idle_connection()
-    record = await service.store.load(room)
-    assert record is not None
-    commit = Commit([Event("chat", conn.version + 1, {"text": "hi"}, {})], record.state)
-    record.state.version = conn.version + 1
+    conn, commit, ws = await _idle_connection_and_next_commit()
     built: list[int | None] = []
     for_seat = CommitFrames.for_seat
 
@@ -113,11 +112,7 @@ async def test_a_socket_sends_the_frame_it_built_ahead_without_building_it_again
 
 
 async def test_a_socket_builds_again_a_frame_prepared_too_long_ago() -> None:
-    conn, service, room, ws = await _idle_connection()
-    record = await service.store.load(room)
-    assert record is not None
-    commit = Commit([Event("chat", conn.version + 1, {"text": "hi"}, {})], record.state)
-    record.state.version = conn.version + 1
+    conn, commit, ws = await _idle_connection_and_next_commit()
     conn.prepare(commit, 1_000)
     late = 1_000 + PREPARED_MAX_AGE_MS + 1
     assert conn.deliver(commit, late)

@@ -13,10 +13,10 @@ from pathlib import Path
 from app.store.sql.migrate import REPO_ROOT
 from app.store.sql.models import MatchScore, Round, RoundPlayer
 from app.store.sql.records import record_to_json
+from tests.ports import free_port
 
 from .conftest import Database
 from .helpers import count_rows, expected_body, match_rounds, wait_until_delivered
-from .proxy import free_port
 
 POINTS = [(30, 0, 0), (0, 12, 0)]
 

@@ -21,8 +21,7 @@ from sqlalchemy import create_engine, func, select
 
 from app.store.sql.migrate import REPO_ROOT
 from app.store.sql.models import Round, RoundPlayer
-
-from .proxy import free_port
+from tests.ports import free_port
 
 SETTINGS = {
     "target_score": 10000,
