@@ -7,15 +7,20 @@ Ids enumerate each deck in one fixed order:
   gdj85 adds Wild Shuffle Hands (108) and one Wild Customizable per `custom_wilds` entry
   (109, 110, 111 in entry order).
 - all_wild: the ALL_WILD_COUNTS table in order (Wild 0-25, Wild Reverse 26-39, ...).
-- flip: the light faces: for red, yellow, green, blue in turn: 1, 1, ... 9, 9, Draw One ×2,
-  Reverse ×2, Skip ×2, Flip ×2 (26 per color, ids 0-103); Wild ×4 (104-107); Wild Draw
-  Two ×4 (108-111). The dark faces are enumerated the same way (pink, teal, orange, purple;
-  Draw Five, Reverse, Skip Everyone, Flip; Wild; Wild Draw Color) and `pairing[id]` says which
-  dark face backs card `id`; the pairing is shuffled once per match.
+- flip: no fixed order. The light faces are listed as red, yellow, green, blue in turn: 1, 1,
+  ... 9, 9, Draw One ×2, Reverse ×2, Skip ×2, Flip ×2 (26 per color); Wild ×4; Wild Draw
+  Two ×4, and the dark faces the same way (pink, teal, orange, purple; Draw Five, Reverse, Skip
+  Everyone, Flip; Wild; Wild Draw Color). A match's `pairing` gives each card id a light face
+  and a dark face, both shuffled once per match: `pairing[id]` indexes the light list and
+  `pairing[112 + id]` the dark one. Ids must not tell a face: a card is sent with its id and
+  the face in play, so with the light faces in a known id order every dark face sent would
+  show the light face behind it (PROTOCOL 1). (A pairing of 112 alone, as stored before, keeps
+  the light faces in list order.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -125,9 +130,11 @@ def deck_ids(settings: Settings) -> range:
 
 
 def new_pairing(rng: Rng) -> tuple[int, ...]:
-    order = list(range(len(FLIP_DARK)))
-    rng.shuffle(order)
-    return tuple(order)
+    light = list(range(len(FLIP_LIGHT)))
+    rng.shuffle(light)
+    dark = list(range(len(FLIP_DARK)))
+    rng.shuffle(dark)
+    return tuple(light + dark)
 
 
 @lru_cache(maxsize=256)
@@ -137,8 +144,14 @@ def _deck(
     if variant == "all_wild":
         return Deck(variant, ALL_WILD, None)
     if variant == "flip":
-        order = pairing or tuple(range(len(FLIP_DARK)))
-        return Deck(variant, FLIP_LIGHT, tuple(FLIP_DARK[i] for i in order))
+        n = len(FLIP_LIGHT)
+        light: Sequence[int] = range(n)
+        dark: Sequence[int] = range(n)
+        if pairing is not None and len(pairing) == 2 * n:
+            light, dark = pairing[:n], pairing[n:]
+        elif pairing:
+            dark = pairing  # stored before the light faces were shuffled too
+        return Deck(variant, tuple(FLIP_LIGHT[i] for i in light), tuple(FLIP_DARK[i] for i in dark))
     return Deck(variant, _classic(deck, customs), None)
 
 

@@ -146,7 +146,7 @@ class State:
     round: int
     scores: list[int]
     dealer: int | None
-    pairing: tuple[int, ...] | None  # Flip: dark face index behind each card id
+    pairing: tuple[int, ...] | None  # Flip: each card id's light and dark face (decks.py)
     # --- the round ---
     hands: list[list[int]]
     draw_pile: list[int]

@@ -7,12 +7,14 @@ last card in All Wild and Flip, 2-player Customizable effects.)
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
 
-from app.engine import deck_listing
+from app.engine import deck_listing, parse_settings
 from app.engine.actions import Play, Start
+from app.engine.decks import FLIP_DARK, FLIP_LIGHT, deck_for
 
 from .helpers import Table, dark_table, flip_listing, listing_cards, spec_matches
 
@@ -64,6 +66,26 @@ def test_flip_pairing_is_shuffled_anew_for_a_new_match() -> None:
     assert sorted(str(p[1]) for p in after) == sorted(str(p[1]) for p in before)
 
 
+def test_flip_card_ids_tell_no_face() -> None:
+    """PROTOCOL 1: a Flip card is sent with its id and the face in play. Were the light faces
+    in a known id order, every dark face sent with its id would show the light face behind
+    it: each match spreads the light faces over the ids anew, as it does the dark ones."""
+    orders = []
+    for seed in range(8):
+        cards = sorted(listing_cards(flip_listing(2, seed)), key=lambda c: int(c["id"]))
+        orders.append(tuple(str(c["light"]) for c in cards))
+    assert len(set(orders)) == len(orders)
+    assert tuple(str(face.to_json()) for face in FLIP_LIGHT) not in orders
+
+
+def test_a_flip_pairing_stored_before_keeps_the_light_faces_in_list_order() -> None:
+    """A state saved when only the dark faces were shuffled (a pairing of 112) loads as it was."""
+    dark = tuple(reversed(range(len(FLIP_DARK))))
+    deck = deck_for(parse_settings({"variant": "flip"}), dark)
+    assert deck.light == FLIP_LIGHT
+    assert deck.dark == tuple(FLIP_DARK[i] for i in dark)
+
+
 # --- Rule 22: flip_discard top_card ----------------------------------------------------------
 
 
@@ -74,16 +96,24 @@ def _light_flip_backed_by(listing: dict[str, Any], dark: str) -> str:
     raise AssertionError(f"no light Flip backed by {dark!r} with this seed")
 
 
+def _seed_with_a_flip_backed_by(dark: str) -> tuple[int, str]:
+    """A seed whose pairing backs a light Flip card with `dark` (pairings are random)."""
+    for seed in range(7, 200):
+        with contextlib.suppress(AssertionError):
+            return seed, _light_flip_backed_by(flip_listing(3, seed), dark)
+    raise AssertionError(f"no seed pairs a light Flip with {dark!r}")
+
+
 def test_top_card_a_flip_backed_by_a_wild_lets_the_next_player_name_the_color() -> None:
     """With `top_card` the Flip card itself is the new top: its dark face may be a wild."""
-    listing = flip_listing(3)
-    color = _light_flip_backed_by(listing, "kind=wild")
+    seed, color = _seed_with_a_flip_backed_by("kind=wild")
     t = Table(
         3,
         variant="flip",
         hands={0: [f"{color} flip|kind=wild"]},
         first=f"{color} 3",
         flip_discard="top_card",
+        seed=seed,
     )
     flip = t.hand_ids[0][0]
     t.play(0, flip)

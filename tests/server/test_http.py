@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from e2e.harness import Harness, card_ids, running_server, server_settings
 
+from app.engine.decks import FLIP_LIGHT
+
 
 @pytest.fixture
 async def server() -> AsyncIterator[Harness]:
@@ -224,3 +226,28 @@ async def test_api_answers_are_not_cached(server: Harness) -> None:
     ]
     assert [r.status_code for r in refused] == [413, 415, 403]
     assert all(r.headers.get("cache-control") == "no-store" for r in refused)
+
+
+async def test_a_flip_card_id_does_not_tell_its_faces() -> None:
+    """PROTOCOL 1: which dark face backs which light face is never sent. A card is sent with its
+    id and the face in play, so were a Flip deck's ids to follow the public list of light faces
+    (the deck listing without hooks), every dark face sent with its id would show its light
+    face. Without hooks, the ids a player is dealt do not follow that list."""
+    light = list(FLIP_LIGHT)
+    agreeing = 0
+    async with running_server(server_settings(uno_test_hooks=False)) as harness:
+        for _ in range(3):
+            host = await harness.create_room("A", {"variant": "flip"})
+            room = host["room"]
+            await harness.join(room, "B")
+            listing = (await harness.http.get(f"/api/rooms/{room}/deck")).json()
+            assert "cards" not in listing  # faces only: no ids, no pairing
+            client = await harness.connect(room, host["token"])
+            assert (await client.act("start"))["type"] == "ack"
+            assert client.view is not None
+            hand = client.view["you"]["hand"]
+            assert len(hand) == 7
+            agreeing += sum(light[card["id"]].to_json() == card["face"] for card in hand)
+            await client.close()
+    # Ids following the list would agree on all 21 cards; random ids on about 21 × 2/112.
+    assert agreeing <= 6, agreeing
