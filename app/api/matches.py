@@ -1,4 +1,9 @@
-"""GET /api/matches/{match_id}: a match as the recorder keeps it."""
+"""GET /api/matches/{match_id}: a match as the recorder keeps it.
+
+PROTOCOL lists a `room` field; it is there, always null. A match id is shared (a results link)
+and the room code would let anyone who has it watch the room (docs/reliability.md, finding
+10), so the record keeps the field's place without the code: a client reading the contract's
+fields finds every one of them."""
 
 from __future__ import annotations
 
@@ -23,6 +28,6 @@ def build_router(recorder: MatchRecorder) -> APIRouter:
             raise RoomError("unavailable", "the match database is unavailable", 503) from exc
         if match is None:
             raise RoomError("not_found", "no such match", 404)
-        return match
+        return {"match_id": match["match_id"], "room": None, **match}
 
     return router

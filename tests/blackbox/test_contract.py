@@ -551,7 +551,9 @@ async def test_round_end_match_record_and_match_end(server: Harness) -> None:
     record = (await server.http.get(f"/api/matches/{match_id}")).json()
     assert set(record) >= {"match_id", "status", "settings", "players", "rounds", "scores"}
     assert record["match_id"] == match_id
-    assert "room" not in record and room not in str(record)  # issue 11, finding 10
+    # PROTOCOL's `room` is kept, null: the code would let anyone with a results link watch
+    # the room (issue 11, finding 10).
+    assert record["room"] is None and room not in str(record)
     assert record["rounds"][0]["number"] == 1 and record["rounds"][0]["winner"] == ended["winner"]
     assert record["rounds"][0]["points"] == ended["points"]
     assert record["scores"] == ended["scores"]

@@ -444,6 +444,21 @@ def test_d11_the_match_record_is_a_readable_page_with_a_chart(
     page.screenshot(path=str(artifacts / f"match-page-{lang}.png"), full_page=True)
 
 
+def test_the_match_page_of_a_record_without_its_room_links_home_not_to_a_room(
+    make_page: Callable[..., Page],
+) -> None:
+    """The server withholds the room code (`"room": null`): no link to `/r/null`."""
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.routes = {"/api/matches/m1": (200, {**match_record(), "room": None})}
+    page.goto(f"{ORIGIN}/m/m1")
+    expect(page.get_by_test_id("match-page")).to_be_visible()
+    expect(page.get_by_test_id("match-json")).to_be_visible()
+    expect(page.get_by_test_id("match-room-link")).to_have_count(0)
+    expect(page.get_by_test_id("go-home")).to_have_attribute("href", "/")
+    assert page.locator('a[href^="/r/"]').count() == 0
+
+
 def test_d11_the_summary_links_the_page_and_shows_the_chart(
     make_page: Callable[..., Page], artifacts: Any
 ) -> None:
