@@ -24,7 +24,7 @@ class AppSettings(BaseSettings):
     allowed_origins: Annotated[list[str], NoDecode] = []
     uno_test_hooks: bool = False
     # Events kept per room so that a reconnecting client can resume with `since` (a replay is
-    # also bounded by `resume_max_bytes`, which few more than this many events would exceed).
+    # also bounded by `resume_max_bytes`, sized so that the whole history fits).
     history_limit: int = 256
     # Per-connection token bucket: sustained frames per second and burst size.
     rate_limit_per_second: float = 50.0
@@ -44,9 +44,12 @@ class AppSettings(BaseSettings):
     chat_burst: int = 5
     room_chat_per_second: float = 5.0
     room_chat_burst: int = 20
-    # A resume replays the missed events only while the frame stays this small; further back,
-    # the `welcome` alone answers.
-    resume_max_bytes: int = 48 * 1024
+    # A resume replays the missed events only while the frame stays this small, else the
+    # `welcome` alone answers. PROTOCOL promises the replay whenever the history holds the
+    # events, so this is sized for the whole history (`history_limit` events of the largest
+    # kinds, long chat lines and settings with three labelled custom wilds, fit): a bound on
+    # what one `hello` can draw, not a second, shorter history.
+    resume_max_bytes: int = 256 * 1024
     # Per-socket outbox: queued items before a socket that does not read is closed, and how
     # long one send may wait on a client that does not read.
     outbox_max_frames: int = 256

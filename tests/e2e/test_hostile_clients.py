@@ -28,6 +28,21 @@ async def strict() -> Any:
         yield harness
 
 
+@pytest.fixture
+async def capped() -> Any:
+    """The production limits with a replay bound the history can exceed (`RESUME_MAX_BYTES` is
+    sized for the whole history by default): the bound itself, at work."""
+    async with running_server(
+        server_settings(
+            history_limit=512,
+            rate_limit_per_second=50.0,
+            rate_limit_burst=100,
+            resume_max_bytes=48 * 1024,
+        )
+    ) as harness:
+        yield harness
+
+
 async def _socket(harness: Harness, room: str, token: str, since: int | None = None) -> Any:
     ws = await websockets.connect(f"{harness.ws_base}/ws/rooms/{room}", max_queue=4)
     await ws.send(json.dumps({"type": "hello", "token": token, "since": since}))
@@ -261,7 +276,8 @@ async def test_a_hello_flood_under_the_rate_is_closed() -> None:
         assert 0 < welcomes <= 130, welcomes
 
 
-async def test_a_hello_cannot_draw_a_large_replay(strict: Harness) -> None:
+async def test_a_hello_cannot_draw_a_large_replay(capped: Harness) -> None:
+    strict = capped
     created = await strict.create_room("Host")
     room = created["room"]
     # The history: 400 chat events of ~300 characters, submitted in process (a socket would
@@ -303,6 +319,28 @@ async def test_a_hello_cannot_draw_a_large_replay(strict: Harness) -> None:
     assert kinds.count("events") <= 4
     assert total <= 4 * 48 * 1024 + 10 * 16 * 1024
     await near.close()
+
+
+async def test_a_resume_replays_the_whole_history_of_long_lines(strict: Harness) -> None:
+    """PROTOCOL 3: while the history holds the missed events, a resume sends them (then the
+    welcome), however long they are: 250 chat lines of 290 characters, ~90 KiB (a replay was
+    once capped at 48 KiB, and then answered by the welcome alone)."""
+    created = await strict.create_room("Host")
+    room = created["room"]
+    host = await strict.service.identify(room, created["token"])
+    assert host is not None
+    for i in range(250):
+        chat = Command("chat", f"m{i}", None, act.Chat(f"{i:03d}" + "x" * 287))
+        assert (await strict.service.submit(room, host, chat)).version is not None
+    version = await strict.version(room)
+    since = version - 250
+    ws = await _socket(strict, room, created["token"], since=since)
+    got, size = await _frames_until_welcome(ws)
+    assert [f["type"] for f in got] == ["events", "welcome"]
+    now = got[1]["version"]  # (the socket's own `connected` among them)
+    assert [e["version"] for e in got[0]["events"]] == list(range(since + 1, now + 1))
+    assert size > 64 * 1024
+    await ws.close()
 
 
 async def test_a_seat_left_mid_match_is_no_longer_its_tokens(strict: Harness) -> None:
