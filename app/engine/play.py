@@ -522,6 +522,9 @@ def do_catch(ctx: Ctx, seat: int | None, act: Catch) -> None:
     st = ctx.st
     seat = _playing(st, seat)
     target = act.seat
+    if not 0 <= target < len(st.seats):
+        # Nobody sits there: a malformed command, not a wrong call, so no false-catch penalty.
+        raise fail("bad_target", "there is no such seat")
     if target in catchable(st, seat):
         penalty = st.settings.uno_penalty
         st.w_uno()[target] = UNO_SAFE  # caught once: with a zero penalty it stays at one card

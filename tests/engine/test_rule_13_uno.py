@@ -105,6 +105,16 @@ def test_false_catch_without_penalty_changes_nothing() -> None:
     assert err.state is None
 
 
+@pytest.mark.parametrize("nobody", [2, 7, -1])
+def test_a_catch_of_a_seat_nobody_holds_is_a_bad_target_and_costs_nothing(nobody: int) -> None:
+    """A malformed command, not a wrong call: refused `bad_target`, with no false-catch penalty
+    and no other change."""
+    t = two_cards(false_catch_penalty=3)
+    t.play(0, "green 7")  # exposed: a real catch would hit seat 0
+    err = t.refuse(1, Catch(seat=nobody), "bad_target")
+    assert err.state is None and not err.events
+
+
 def test_third_player_may_catch_inside_the_window() -> None:
     # Three players playing red numbers; seat 0 reaches one card on its sixth play.
     hands = {
