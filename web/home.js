@@ -1,5 +1,5 @@
 // Home (create a room, host a tournament), the join-by-link form.
-import { h, t, errorText as errorByCode, api, ApiError, saveSession, knownSessions, rememberedName, rememberName, listText, homeLink, displayName } from './core.js';
+import { h, t, errorText as errorByCode, api, ApiError, saveSession, loadSession, knownSessions, rememberedName, rememberName, listText, homeLink, displayName } from './core.js';
 import { clampName, nameKey, nameProblem, normalName } from './names.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
@@ -123,8 +123,10 @@ function tournamentSlot(actions) {
  * tournament's registration link (".../t/CODE") or a match record (".../m/ID"), which a
  * newcomer pastes into the same box. */
 export function pathFromLink(text) {
-  const value = (text || '').trim();
-  const m = value.match(/\/([rtm])\/([^/?#\s]+)/);
+  // Codes and ids are URL-safe base64 or hex: what follows them (the full stop of a sentence
+  // the link was copied from, a bracket) is not part of them.
+  const value = (text || '').trim().replace(/[.,;:!?)\]'"»]+$/, '');
+  const m = value.match(/\/([rtm])\/([A-Za-z0-9_-]+)/);
   if (m) return `/${m[1]}/${m[2]}`;
   return /^[A-Za-z0-9_-]{4,}$/.test(value) ? `/r/${encodeURIComponent(value)}` : null;
 }
@@ -148,7 +150,18 @@ export function joinScreen(S, actions) {
     if (seated !== who) actions.toast(t('join.joined_as', { name: seated }));
   };
 
+  // This browser already holds a seat here (another tab joined while this one showed the
+  // form): that seat is opened, not a second one taken. (The tab the seat is open in then
+  // says so, as a link reopened in a second tab does.)
+  const alreadyIn = () => {
+    if (!loadSession(room)) return false;
+    S.joinDraft = null;
+    actions.navigate(`/r/${encodeURIComponent(room)}`);
+    return true;
+  };
+
   const watch = async () => {
+    if (alreadyIn()) return;
     const typed = name.input.value.trim();
     if (typed && name.check(true)) { name.input.focus(); return; }
     const who = typed ? name.value() : t('join.spectator');
@@ -182,6 +195,7 @@ export function joinScreen(S, actions) {
 
   const join = async (e) => {
     e.preventDefault();
+    if (alreadyIn()) return;
     if (name.check(true)) { name.input.focus(); return; }
     const who = name.value();
     // Seen in the room's summary: offered before joining. The server decides in the end (the

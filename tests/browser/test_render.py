@@ -320,11 +320,21 @@ def test_custom_wilds_are_dropped_outside_the_gdj85_deck(make_page: Callable[...
     assert site.requests[-1]["settings"] == {"variant": "flip"}
 
 
-def test_home_opens_a_pasted_invite_link(make_page: Callable[..., Page]) -> None:
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "  http://uno.test/r/FAKEROOM  ",
+        "http://uno.test/r/FAKEROOM.",  # copied with the full stop of a chat sentence
+        "Join my game: http://uno.test/r/FAKEROOM!",
+        "(http://uno.test/r/FAKEROOM)",
+        "FAKEROOM.",
+    ],
+)
+def test_home_opens_a_pasted_invite_link(make_page: Callable[..., Page], pasted: str) -> None:
     page = make_page()
     FakeSite(page, fv.lobby_view(now_ms()))
     page.goto("http://uno.test/")
-    page.get_by_test_id("open-link").fill("  http://uno.test/r/FAKEROOM  ")
+    page.get_by_test_id("open-link").fill(pasted)
     page.get_by_test_id("open-link-btn").click()
     expect(page).to_have_url("http://uno.test/r/FAKEROOM")
     expect(page.get_by_test_id("join-form")).to_be_visible()
@@ -469,3 +479,31 @@ def test_typed_text_focus_and_scroll_survive_frames_and_a_language_switch(
     expect(chat).to_have_value("half a sentence")
     assert page.evaluate("document.querySelector('[data-card-id=\"3\"]').__mark") == "same node"
     assert page.evaluate("(el) => el.scrollTop", log.element_handle()) == 0
+
+
+def test_a_join_form_opens_the_seat_another_tab_took_instead_of_taking_a_second(
+    make_page: Callable[..., Page],
+) -> None:
+    """Two tabs of one browser showed the join form; one joined. The other's Join (or Watch)
+    opens that seat: one person, one seat."""
+    page = make_page()
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.routes = {
+        "/api/rooms/FAKEROOM/players": (
+            201,
+            {"player_id": "p9", "seat": 1, "token": "t-second"},
+        ),
+    }
+    page.goto("http://uno.test/r/FAKEROOM")
+    expect(page.get_by_test_id("join-form")).to_be_visible()
+    # The other tab joins meanwhile: its seat is in this browser's storage.
+    session = {"room": "FAKEROOM", "token": "t0", "player_id": "p0", "seat": 0, "role": "player"}
+    page.evaluate(
+        f"localStorage.setItem('uno.session.FAKEROOM', {json.dumps(json.dumps(session))})"
+    )
+    page.get_by_test_id("join-name").fill("Mikko2")
+    page.get_by_test_id("join-btn").click()
+    page.wait_for_function("window.uno && window.uno.state.view !== null")
+    assert site.requests == []  # no second seat asked for
+    hello = next(m for m in site.sent if m.get("type") == "hello")
+    assert hello["token"] == "t0"
