@@ -142,6 +142,9 @@ export function lobbyScreen(S, actions) {
     prefix: 'lobby',
     disabled: !isHost,
     seated: view.seats.length,
+    // A tournament's table whose matches are a set number of hands plays to a target of
+    // 10000 that nobody reaches (the hands decide): not shown as if it were the goal.
+    omit: tournament && (view.settings?.target_score ?? 0) >= 10000 ? ['target_score'] : [],
     onChange: (patch) => actions.send({ type: 'settings', settings: patch }),
   });
 

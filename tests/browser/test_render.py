@@ -507,3 +507,33 @@ def test_a_join_form_opens_the_seat_another_tab_took_instead_of_taking_a_second(
     assert site.requests == []  # no second seat asked for
     hello = next(m for m in site.sent if m.get("type") == "hello")
     assert hello["token"] == "t0"
+
+
+@pytest.mark.parametrize(("target", "shown"), [(10000, 0), (300, 1)])
+def test_a_tournament_table_of_set_hands_shows_no_target_nobody_plays_to(
+    make_page: Callable[..., Page], target: int, shown: int
+) -> None:
+    """A tournament whose matches are a number of hands gives its tables a target of 10000
+    that the hands decide before: the lobby does not show it as the goal."""
+    page = make_page()
+    view = fv.lobby_view(now_ms())
+    view["host"] = 1  # the tournament's table: nobody here is its host
+    view["settings"] = {**view["settings"], "target_score": target}
+    site = FakeSite(page, view)
+    page.goto("http://uno.test/")
+    session = {
+        "room": "FAKEROOM",
+        "token": "t0",
+        "player_id": "p0",
+        "seat": 0,
+        "role": "player",
+        "tournament": "T1",
+    }
+    page.evaluate(
+        f"localStorage.setItem('uno.session.FAKEROOM', {json.dumps(json.dumps(session))})"
+    )
+    page.goto("http://uno.test/r/FAKEROOM")
+    expect(page.get_by_test_id("tournament-link")).to_be_visible()
+    expect(page.get_by_test_id("lobby-variant")).to_be_visible()
+    expect(page.get_by_test_id("lobby-target_score")).to_have_count(shown)
+    assert site.sockets
