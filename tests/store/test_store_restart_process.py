@@ -20,7 +20,7 @@ from e2e.harness import Client, LeakAuditor, play_scripted
 from sqlalchemy import create_engine, func, select
 
 from app.store.sql.migrate import REPO_ROOT
-from app.store.sql.models import Round, RoundPlayer
+from app.store.sql.models import RoomMember, Round, RoundPlayer
 from tests.ports import free_port
 
 SETTINGS = {
@@ -106,6 +106,10 @@ async def test_a_killed_server_comes_back_with_its_rooms(tmp_path: Path) -> None
             bob = (await http.post(f"/api/rooms/{room}/players", json={"name": "Bob"})).json()
         ann_c = await connect(base, room, ann["token"])
         bob_c = await connect(base, room, bob["token"])
+        # Credentials are written in the background within milliseconds of the join (their
+        # queue is in memory, app/store/sql/members.py): a crash in that window forgets them.
+        # A rigged round can end sooner on a loaded machine, so the test waits them out.
+        await members_stored(database, room, 2)
         assert (await ann_c.act("add_bot"))["type"] == "ack"
         assert (await ann_c.act("start"))["type"] == "ack"
         first = await round_end(ann_c, bob_c)
@@ -162,6 +166,20 @@ def stored_rounds(database: Path, match_id: str) -> list[tuple[int, list[int]]]:
                 )
                 for number in list(numbers)
             ]
+    finally:
+        engine.dispose()
+
+
+async def members_stored(database: Path, room: str, count: int) -> None:
+    engine = create_engine(f"sqlite:///{database}")
+    query = select(func.count()).select_from(RoomMember).where(RoomMember.room == room)
+    try:
+        async with asyncio.timeout(20):
+            while True:
+                with contextlib.suppress(Exception), engine.connect() as conn:
+                    if int(conn.execute(query).scalar_one()) >= count:
+                        return
+                await asyncio.sleep(0.05)
     finally:
         engine.dispose()
 

@@ -256,7 +256,7 @@ async def check_against_matches(h: Harness, body: dict[str, Any]) -> None:
             response = await h.http.get(f"/api/matches/{table['match_id']}")
             assert response.status_code == 200
             match = response.json()
-            assert match["status"] == "finished" and "room" not in match
+            assert match["status"] == "finished" and match["room"] is None
             summary = await h.summary(table["room"])
             ids = {s["player_id"]: s["seat"] for s in summary["seats"]}
             assert all(p["player_id"] in ids for p in match["players"])
