@@ -1,6 +1,7 @@
 """The decks, with stable card ids (RULES "Decks"; documented in docs/rules.md).
 
-Ids enumerate each deck in one fixed order:
+Ids enumerate the classic and All Wild decks in one fixed order; a Flip deck's are dealt out
+anew for each match:
 
 - classic: for red, yellow, green, blue in turn: 0, 1, 1, 2, 2, ... 9, 9, Skip ×2,
   Reverse ×2, Draw Two ×2 (ids 0-99); then Wild ×4 (100-103), Wild Draw Four ×4 (104-107);
