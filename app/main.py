@@ -20,6 +20,7 @@ from app.api.middleware import HardeningMiddleware
 from app.api.open_cap import OpenConnectionCap, OpenConnections
 from app.bus import MemoryBus
 from app.bus.base import Bus
+from app.rooms.checkpoints import Checkpointer
 from app.rooms.service import RoomService
 from app.rooms.tables import RoomTables
 from app.settings import AppSettings
@@ -87,8 +88,17 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     else:
         store, bus = MemoryRoomStore(config.history_limit), MemoryBus()
     service = RoomService(config, store, bus, recorder)
+    checkpoints: Checkpointer | None = None
     if cluster is not None:
         cluster.serve(service)
+    elif not isinstance(recorder, MemoryRecorder) and config.checkpoint_seconds > 0:
+        # One process with a database: rooms in progress come back after a restart as they
+        # were at their last checkpoint (app/rooms/checkpoints.py), not at their last round end.
+        assert isinstance(store, MemoryRoomStore)
+        checkpoints = Checkpointer(
+            store, recorder, service.clock, interval=config.checkpoint_seconds
+        )
+        store.written = checkpoints.changed_rooms
     hub = Hub(bus, history=service.commits_since, clock=service.clock)
     service.has_sockets = lambda room: bool(hub.connections(room))
     service.commit_observers.append(hub.tally.observe)
@@ -104,6 +114,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         if cluster is not None:
             await cluster.start()
         await service.start()
+        if checkpoints is not None:
+            await checkpoints.start()
         await cups.watch()
         if settings is None:  # the served app; an app embedded in tests keeps the collector
             gc_tuning.after_start_up()
@@ -117,6 +129,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
             await cup_store.close()
             if cluster is not None:
                 await cluster.stop()
+            if checkpoints is not None:
+                await checkpoints.stop()  # a last pass: a stop on purpose loses no room
             await service.stop()
             await hub.close()
             await bus.close()

@@ -110,8 +110,9 @@ class AppSettings(BaseSettings):
     # A process refreshes its presence lease this often / 4; once it has run out (the process
     # died), another marks the seats whose sockets it held disconnected.
     redis_presence_lease_ms: int = 10_000
-    # Each process writes the rooms it changed to the database this often (0: only at round
-    # ends); a room Redis lost comes back from its newest checkpoint (docs/deploy.md).
+    # Each process writes the rooms it changed to the database this often and when it stops
+    # (0: only at round ends); a room Redis lost, or one process's room after a restart, comes
+    # back from its newest checkpoint (docs/deploy.md). Not with matches kept in memory.
     checkpoint_seconds: float = 5.0
 
     @field_validator("allowed_origins", "trusted_proxies", mode="before")

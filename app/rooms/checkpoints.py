@@ -1,11 +1,15 @@
-"""Checkpoints of the rooms a shared store (Redis) holds, every few seconds of activity.
+"""Checkpoints of the rooms a process holds, every few seconds of activity.
 
-Redis holds the rooms; if it loses them (FLUSHALL, an instance replaced without its AOF, a key
-expired) a room comes back from the database (app/rooms/restore.py). A round end is stored
-anyway (its snapshot); this adds the rooms in between: every `interval` seconds, each process
-writes the rooms it committed to since its last pass, in one transaction, as it holds them
-then (the state as the JSON its newest commit sent: encoded once). Never on a command's path:
-a commit only adds the room to a set.
+With a shared store (Redis), if Redis loses the rooms (FLUSHALL, an instance replaced without
+its AOF, a key expired) a room comes back from the database (app/rooms/restore.py). In the
+embedded mode (one process, rooms in memory, a database for the matches) the same brings a
+room back after a restart as it was at its last checkpoint, a lobby or a round in progress,
+instead of at its last round end (a stop on purpose writes a last checkpoint of every room).
+
+A round end is stored anyway (its snapshot); this adds the rooms in between: every `interval`
+seconds, each process writes the rooms it committed to since its last pass, in one
+transaction, as it holds them then (with Redis, the state as the JSON its newest commit sent:
+encoded once). Never on a command's path: a commit only adds the room to a set.
 
 Several processes may commit to one room and each checkpoints it: the database keeps the
 newest version (a version-guarded upsert), so an older checkpoint landing late changes
@@ -21,21 +25,33 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from typing import Protocol
 
 from app import engine
+from app.engine.state import State
 from app.store.recorder import MatchRecorder, RoomCheckpoint
 from app.store.rooms import RoomRecord
-from app.store.shared import SharedRoomStore
 
 log = logging.getLogger(__name__)
 
 BATCH_MAX = 200  # rooms per transaction
 
 
+class HeldRooms(Protocol):
+    """What the checkpointer reads of a store: the rooms it holds, without a read of the
+    store when it can (RedisRoomStore, MemoryRoomStore)."""
+
+    def held(self, room: str) -> RoomRecord | None: ...
+
+    def encoded_state(self, room: str, state: State) -> bytes | None: ...
+
+    async def load(self, room: str) -> RoomRecord | None: ...
+
+
 class Checkpointer:
     def __init__(
         self,
-        store: SharedRoomStore,
+        store: HeldRooms,
         recorder: MatchRecorder,
         clock: Callable[[], int],
         *,

@@ -191,6 +191,9 @@ class MemoryRoomStore:
         # Committed versions, kept apart from the records because a writer may update the
         # live record before it commits.
         self._versions: dict[str, int] = {}
+        # The code of each room created or committed to is added here: the checkpointer's set
+        # of changed rooms (app/rooms/checkpoints.py), when the app keeps checkpoints.
+        self.written: set[str] | None = None
 
     async def create(self, record: RoomRecord, events: list[Event]) -> bool:
         if record.code in self._records:
@@ -200,6 +203,8 @@ class MemoryRoomStore:
         history = self._history[record.code] = _History(self._history_limit)
         if events:
             history.append(Commit(events, record.state))
+        if self.written is not None:
+            self.written.add(record.code)
         return True
 
     async def load(self, room: str) -> RoomRecord | None:
@@ -214,7 +219,17 @@ class MemoryRoomStore:
         self._versions[room] = record.version
         if events:
             self._history[room].append(Commit(events, record.state))
+        if self.written is not None:
+            self.written.add(room)
         return True
+
+    def held(self, room: str) -> RoomRecord | None:
+        """The room's record (the checkpointer's read; a writer sets a record's new state
+        and commits it with no await in between, so its state is always a committed one)."""
+        return self._records.get(room)
+
+    def encoded_state(self, room: str, state: State) -> bytes | None:
+        return None  # nothing is encoded on this store's commits
 
     async def commits_since(self, room: str, version: int) -> list[Commit] | None:
         current = self._versions.get(room)

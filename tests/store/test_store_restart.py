@@ -132,10 +132,36 @@ async def test_a_match_goes_on_after_a_restart(
     assert await count_rows(counter, Round, match_id) == 2
 
 
-async def test_a_room_that_never_finished_a_round_is_gone_after_a_restart(
+async def test_a_round_in_progress_comes_back_after_a_restart(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A stop on purpose (a deploy) checkpoints every room it holds: a room in its first round,
+    which has no round end to come back from, is back mid-round with the same hand."""
     config = _server(database, monkeypatch)
+    async with running_server(config) as server:
+        ann = await server.create_room("Ann", SETTINGS)
+        room = ann["room"]
+        ann_c = await server.connect(room, ann["token"])
+        assert (await ann_c.act("add_bot"))["type"] == "ack"
+        assert (await ann_c.act("start"))["type"] == "ack"
+        assert ann_c.view is not None
+        hand = sorted(card["id"] for card in ann_c.view["you"]["hand"])
+        version = ann_c.view["version"]
+
+    async with running_server(config) as server:
+        _know(server, {ann["token"]: ann["seat"]})
+        back = await server.connect(room, ann["token"])
+        view = back.view
+        assert view is not None
+        assert (view["status"], view["round"]) == ("playing", 1)
+        assert sorted(card["id"] for card in view["you"]["hand"]) == hand
+        assert view["version"] > version  # versions never go back
+
+
+async def test_without_checkpoints_a_room_that_never_finished_a_round_is_gone(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _server(database, monkeypatch).model_copy(update={"checkpoint_seconds": 0.0})
     async with running_server(config) as server:
         ann = await server.create_room("Ann", SETTINGS)
         room = ann["room"]

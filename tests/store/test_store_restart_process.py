@@ -47,11 +47,12 @@ class NoAuditor(LeakAuditor):
 
 @contextlib.asynccontextmanager
 async def server_process(
-    database: Path, log: Path
+    database: Path, log: Path, **extra: str
 ) -> AsyncIterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
     env = {
         **os.environ,
+        **extra,
         "DATABASE_URL": f"sqlite+aiosqlite:///{database}",
         "UNO_TEST_HOOKS": "1",
         "HOST": "127.0.0.1",
@@ -143,6 +144,37 @@ async def test_a_killed_server_comes_back_with_its_rooms(tmp_path: Path) -> None
         == second["scores"]
         == [a + b for a, b in zip(first["scores"], second["points"], strict=True)]
     )
+
+
+async def test_a_killed_server_brings_a_round_in_progress_back_from_its_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """kill -9 in the first round, which has no round end to come back from: the room is back
+    as its last checkpoint holds it (`CHECKPOINT_SECONDS` apart), mid-round, same hands."""
+    database = tmp_path / "data" / "uno.db"
+    log = tmp_path / "server.log"
+    async with server_process(database, log, CHECKPOINT_SECONDS="0.2") as (base, proc):
+        async with httpx.AsyncClient(base_url=base) as http:
+            ann = (await http.post("/api/rooms", json={"name": "Ann", "settings": SETTINGS})).json()
+            room = ann["room"]
+        ann_c = await connect(base, room, ann["token"])
+        assert (await ann_c.act("add_bot"))["type"] == "ack"
+        assert (await ann_c.act("start"))["type"] == "ack"
+        await ann_c.quiet(0.5)  # the bot's move, if the deal gave it the first turn
+        assert ann_c.view is not None
+        hand = sorted(card["id"] for card in ann_c.view["you"]["hand"])
+        await asyncio.sleep(1.0)  # a few checkpoint passes
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=10) == -signal.SIGKILL
+        with contextlib.suppress(Exception):
+            await ann_c.ws.close()
+
+    async with server_process(database, log) as (base, proc):
+        back = await connect(base, room, ann["token"])
+        view = back.view
+        assert view is not None
+        assert (view["status"], view["round"]) == ("playing", 1)
+        assert sorted(card["id"] for card in view["you"]["hand"]) == hand
 
 
 def stored_rounds(database: Path, match_id: str) -> list[tuple[int, list[int]]]:
