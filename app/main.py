@@ -91,12 +91,12 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     checkpoints: Checkpointer | None = None
     if cluster is not None:
         cluster.serve(service)
-    elif not isinstance(recorder, MemoryRecorder) and config.checkpoint_seconds > 0:
+    elif not isinstance(recorder, MemoryRecorder) and config.embedded_checkpoint_seconds > 0:
         # One process with a database: rooms in progress come back after a restart as they
         # were at their last checkpoint (app/rooms/checkpoints.py), not at their last round end.
         assert isinstance(store, MemoryRoomStore)
         checkpoints = Checkpointer(
-            store, recorder, service.clock, interval=config.checkpoint_seconds
+            store, recorder, service.clock, interval=config.embedded_checkpoint_seconds
         )
         store.written = checkpoints.changed_rooms
     hub = Hub(bus, history=service.commits_since, clock=service.clock)

@@ -9,7 +9,7 @@ number intact); from a checkpoint, as it was then whatever its status: a lobby, 
 progress with its hands, piles, turn and timers. Every human seat is marked disconnected
 (those are events); its players get back in with their old tokens, and play goes on (the
 `next_round` timer, or any other deadline, re-derived from the state's deadlines). A room with
-neither stays gone (without a database, or with `CHECKPOINT_SECONDS` 0, lobbies and rounds
+neither stays gone (without a database, or with `EMBEDDED_CHECKPOINT_SECONDS` 0, lobbies and rounds
 in progress live in memory only).
 
 Versions go on from the room's recorded version ceiling (versions.py), not from the

@@ -161,7 +161,7 @@ async def test_a_round_in_progress_comes_back_after_a_restart(
 async def test_without_checkpoints_a_room_that_never_finished_a_round_is_gone(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = _server(database, monkeypatch).model_copy(update={"checkpoint_seconds": 0.0})
+    config = _server(database, monkeypatch).model_copy(update={"embedded_checkpoint_seconds": 0.0})
     async with running_server(config) as server:
         ann = await server.create_room("Ann", SETTINGS)
         room = ann["room"]

@@ -150,10 +150,10 @@ async def test_a_killed_server_brings_a_round_in_progress_back_from_its_checkpoi
     tmp_path: Path,
 ) -> None:
     """kill -9 in the first round, which has no round end to come back from: the room is back
-    as its last checkpoint holds it (`CHECKPOINT_SECONDS` apart), mid-round, same hands."""
+    as its last checkpoint holds it (`EMBEDDED_CHECKPOINT_SECONDS` apart), mid-round, same hands."""
     database = tmp_path / "data" / "uno.db"
     log = tmp_path / "server.log"
-    async with server_process(database, log, CHECKPOINT_SECONDS="0.2") as (base, proc):
+    async with server_process(database, log, EMBEDDED_CHECKPOINT_SECONDS="0.2") as (base, proc):
         async with httpx.AsyncClient(base_url=base) as http:
             ann = (await http.post("/api/rooms", json={"name": "Ann", "settings": SETTINGS})).json()
             room = ann["room"]

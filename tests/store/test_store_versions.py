@@ -27,7 +27,7 @@ async def test_a_restored_room_goes_on_above_the_last_version_it_sent(
 ) -> None:
     # No checkpoints: the room comes back from its round-1 snapshot, as after a crash that
     # lost everything since (a stop on purpose would checkpoint round 2 in progress).
-    config = _server(database, monkeypatch).model_copy(update={"checkpoint_seconds": 0.0})
+    config = _server(database, monkeypatch).model_copy(update={"embedded_checkpoint_seconds": 0.0})
     async with running_server(config) as server:
         ann = await server.create_room("Ann", SETTINGS)
         room = ann["room"]
