@@ -90,6 +90,17 @@ async def connect(base: str, room: str, token: str) -> Client:
     return client
 
 
+async def ann_and_a_bot_playing(base: str) -> tuple[dict[str, Any], str, Client]:
+    """A room of Ann and a bot, its first round dealt: Ann's credentials, the room, her socket."""
+    async with httpx.AsyncClient(base_url=base) as http:
+        ann = (await http.post("/api/rooms", json={"name": "Ann", "settings": SETTINGS})).json()
+    room = ann["room"]
+    ann_c = await connect(base, room, ann["token"])
+    assert (await ann_c.act("add_bot"))["type"] == "ack"
+    assert (await ann_c.act("start"))["type"] == "ack"
+    return ann, room, ann_c
+
+
 async def round_end(*players: Client) -> dict[str, Any]:
     await asyncio.gather(*(play_scripted(p) for p in players))
     event = players[0].seen("round_ended")[-1]
@@ -154,12 +165,7 @@ async def test_a_killed_server_brings_a_round_in_progress_back_from_its_checkpoi
     database = tmp_path / "data" / "uno.db"
     log = tmp_path / "server.log"
     async with server_process(database, log, EMBEDDED_CHECKPOINT_SECONDS="0.2") as (base, proc):
-        async with httpx.AsyncClient(base_url=base) as http:
-            ann = (await http.post("/api/rooms", json={"name": "Ann", "settings": SETTINGS})).json()
-            room = ann["room"]
-        ann_c = await connect(base, room, ann["token"])
-        assert (await ann_c.act("add_bot"))["type"] == "ack"
-        assert (await ann_c.act("start"))["type"] == "ack"
+        ann, room, ann_c = await ann_and_a_bot_playing(base)
         await ann_c.quiet(0.5)  # the bot's move, if the deal gave it the first turn
         assert ann_c.view is not None
         hand = sorted(card["id"] for card in ann_c.view["you"]["hand"])
@@ -231,12 +237,7 @@ async def test_a_round_ended_just_before_a_sigkill_is_in_the_database_after_rest
     database = tmp_path / "data" / "uno.db"
     log = tmp_path / "server.log"
     async with server_process(database, log) as (base, proc):
-        async with httpx.AsyncClient(base_url=base) as http:
-            ann = (await http.post("/api/rooms", json={"name": "Ann", "settings": SETTINGS})).json()
-            room = ann["room"]
-        ann_c = await connect(base, room, ann["token"])
-        assert (await ann_c.act("add_bot"))["type"] == "ack"
-        assert (await ann_c.act("start"))["type"] == "ack"
+        _, _, ann_c = await ann_and_a_bot_playing(base)
         ended = await round_end(ann_c)
         proc.send_signal(signal.SIGKILL)  # at once: delivery may not have happened yet
         assert proc.wait(timeout=10) == -signal.SIGKILL
