@@ -117,7 +117,8 @@ class AppSettings(BaseSettings):
     # The same for one process with a database (no Redis; not with matches kept in memory):
     # a room comes back after a restart from its newest checkpoint. Less often, as it only
     # matters after a crash (a stop on purpose checkpoints every room it holds) and each costs
-    # ~0.17 ms of CPU on SQLite (2,000 busy rooms every 30 s: ~1% of a CPU).
+    # ~0.08-0.17 ms of CPU on SQLite (bench/checkpoints.py; 2,000 busy rooms every 30 s: ~1%
+    # of a CPU at most).
     embedded_checkpoint_seconds: float = 30.0
 
     @field_validator("allowed_origins", "trusted_proxies", mode="before")
