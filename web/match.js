@@ -107,17 +107,10 @@ export function matchScreen(S, actions) {
       h('p', { testid: 'match-status' }, t(match.status === 'finished' ? 'match.finished' : 'match.running', { n: match.rounds?.length ?? 0 })),
       winner ? h('p', { class: 'match-winner', testid: 'match-page-winner' }, '🏆 ', t('summary.match_winner', { name: winner })) : null,
       matchHistory(match),
+      // No link to the room: the record withholds its code (a results link is shared).
       h('p', { class: 'row' },
-        // The record withholds the room code (a results link is shared): a link to the
-        // room only when a server names it.
-        typeof match.room === 'string' && match.room ? h('a', {
-          class: 'button', href: `/r/${encodeURIComponent(match.room)}`, testid: 'match-room-link',
-          onclick: (e) => { e.preventDefault(); actions.navigate(`/r/${encodeURIComponent(match.room)}`); },
-        }, t('match.to_room')) : h('a', {
-          class: 'button', href: '/', testid: 'go-home',
-          onclick: (e) => { e.preventDefault(); actions.navigate('/'); },
-        }, t('nf.home')),
-        h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(id)}`, testid: 'match-json' }, t('match.json'))));
+        h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(id)}`, testid: 'match-json' }, t('match.json'))),
+      homeLink(actions));
   }).catch((err) => {
     box.replaceChildren(h('h1', {}, t('match.title')), h('p', { class: 'error', testid: 'match-error' }, err.status === 404 ? t('match.none') : errorText(err.code)),
       err.status === 404 ? homeLink(actions) : null);

@@ -416,7 +416,6 @@ export default {
   'match.no_rounds': 'No round has ended yet.',
   'match.finished': 'Finished after {n} rounds.',
   'match.running': 'In progress: {n} rounds played.',
-  'match.to_room': 'Go to the room',
   'match.json': 'Raw data (JSON)',
   'match.none': 'There is no such match.',
   'sound.on': 'Sound on',

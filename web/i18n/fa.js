@@ -416,7 +416,6 @@ export default {
   'match.no_rounds': 'هنوز هیچ دستی تمام نشده است.',
   'match.finished': 'پس از {n} دست تمام شد.',
   'match.running': 'در جریان: {n} دست بازی شده.',
-  'match.to_room': 'رفتن به اتاق',
   'match.json': 'دادهٔ خام (JSON)',
   'match.none': 'چنین بازی‌ای وجود ندارد.',
   'sound.on': 'صدا روشن',

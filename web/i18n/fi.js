@@ -416,7 +416,6 @@ export default {
   'match.no_rounds': 'Yksikään kierros ei ole vielä päättynyt.',
   'match.finished': 'Päättyi {n} kierroksen jälkeen.',
   'match.running': 'Käynnissä: {n} kierrosta pelattu.',
-  'match.to_room': 'Siirry huoneeseen',
   'match.json': 'Raakadata (JSON)',
   'match.none': 'Tällaista ottelua ei ole.',
   'sound.on': 'Äänet päällä',

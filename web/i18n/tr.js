@@ -416,7 +416,6 @@ export default {
   'match.no_rounds': 'Henüz biten el yok.',
   'match.finished': '{n} elden sonra bitti.',
   'match.running': 'Sürüyor: {n} el oynandı.',
-  'match.to_room': 'Odaya git',
   'match.json': 'Ham veri (JSON)',
   'match.none': 'Böyle bir maç yok.',
   'sound.on': 'Ses açık',
