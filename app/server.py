@@ -10,7 +10,13 @@ it through `uvicorn_options`, so the limits are set in one place.
 - WebSocket messages larger than `ws_max_bytes` (4 frames' worth) are refused from their
   header (close 1009) instead of being read whole; between 16 KiB and that size the socket
   answers `too_large` and stays open.
-- At most `max_connections` connections and requests at once; past it, 503.
+- At most `max_connections` connections and requests at once; past it, 503. And at most
+  `max_open_per_address` TCP connections from one client address (IPv6 per /64; a trusted
+  proxy's own address is not capped here, its clients are in app/api/open_cap.py): past it a
+  new connection is dropped as it is accepted. Connections that never send a whole request
+  count here too, where the app's cap (which sees requests only) cannot: without it one
+  address holding a few thousand half-open connections took `max_connections` from everyone
+  and every other client got 503.
 - A response after which the server closes (`408` for a trickled body, `413`, any
   `Connection: close`) closes with a lingering close: the write side is shut, and what the
   client still sends is read and discarded for up to `LINGER_SECONDS`. Closing outright while
@@ -35,6 +41,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
+from app.api.limits import Network, client_key, parse_networks, within
 from app.settings import AppSettings
 from app.transport.connection import SEND_NOW_EXTENSION
 
@@ -49,6 +56,50 @@ CLOSE_INVALID_DATA = 1007  # a text message that is not UTF-8
 # Long enough for a reading client to get the close frame, short enough that a hostile one
 # holds nothing: reading stops at once, only the socket itself waits out the grace.
 POLICY_CLOSE_GRACE_SECONDS = 1.0
+
+
+class ConnectionsByAddress:
+    """TCP connections open now per client address (see the module doc). A transport is
+    counted once, from its first protocol's `connection_made` to the last one's
+    `connection_lost` (a WebSocket's connection changes protocol on its upgrade)."""
+
+    def __init__(self, cap: int, trusted: list[Network]) -> None:
+        self.cap = cap
+        self.trusted = trusted
+        self.by_key: dict[str, int] = {}
+        self._keys: dict[asyncio.BaseTransport, str] = {}
+        self.refused = 0
+
+    def admit(self, transport: asyncio.BaseTransport) -> bool:
+        if self.cap <= 0:
+            return True
+        peer = transport.get_extra_info("peername")
+        host = peer[0] if isinstance(peer, tuple) and peer else ""
+        if not host:
+            return True  # a Unix socket: nobody's address to count
+        if within(host, self.trusted):
+            return True  # a trusted proxy: its clients are counted by the app
+        key = client_key(host, None, [])
+        held = self.by_key.get(key, 0)
+        if held >= self.cap:
+            self.refused += 1
+            return False
+        self.by_key[key] = held + 1
+        self._keys[transport] = key
+        return True
+
+    def release(self, transport: asyncio.BaseTransport) -> None:
+        key = self._keys.pop(transport, None)
+        if key is None:
+            return
+        held = self.by_key.get(key, 0) - 1
+        if held > 0:
+            self.by_key[key] = held
+        else:
+            self.by_key.pop(key, None)
+
+
+_UNCAPPED = ConnectionsByAddress(0, [])
 
 
 class _LingeringTransport:
@@ -79,15 +130,20 @@ class GuardedH11Protocol(H11Protocol):
 
     head_timeout: float = 10.0
     linger_seconds: float = LINGER_SECONDS
+    by_address: ConnectionsByAddress = _UNCAPPED
     lingering = False
     _head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if not self.by_address.admit(transport):
+            transport.abort()  # before a byte is read: the cheapest refusal there is
+            return
         self._arm_head_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_head_timer()
+        self.by_address.release(self.transport)
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -156,6 +212,11 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
     """
 
     policy_close_grace: float = POLICY_CLOSE_GRACE_SECONDS
+    by_address: ConnectionsByAddress = _UNCAPPED
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.by_address.release(self.transport)
+        super().connection_lost(exc)
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
@@ -250,8 +311,16 @@ def text_frame_head(size: int) -> bytes:
 
 def uvicorn_options(config: AppSettings) -> dict[str, Any]:
     """Keyword arguments for `uvicorn.run` / `uvicorn.Config` (besides the app)."""
+    by_address = ConnectionsByAddress(
+        config.max_open_per_address, parse_networks(config.trusted_proxies)
+    )
     protocol = type(
-        "GuardedH11Protocol", (GuardedH11Protocol,), {"head_timeout": config.header_timeout_seconds}
+        "GuardedH11Protocol",
+        (GuardedH11Protocol,),
+        {"head_timeout": config.header_timeout_seconds, "by_address": by_address},
+    )
+    ws_protocol = type(
+        "GuardedWebSocketProtocol", (GuardedWebSocketProtocol,), {"by_address": by_address}
     )
     return {
         "host": config.host,
@@ -260,7 +329,7 @@ def uvicorn_options(config: AppSettings) -> dict[str, Any]:
         "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
         "limit_concurrency": config.max_connections,
-        "ws": GuardedWebSocketProtocol,
+        "ws": ws_protocol,
         "ws_max_size": config.ws_max_bytes,
         "proxy_headers": False,
         "server_header": False,

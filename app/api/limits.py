@@ -30,12 +30,12 @@ def parse_networks(entries: Iterable[str]) -> list[Network]:
 def client_key(peer: str, forwarded_for: str | None, trusted: list[Network]) -> str:
     """The address a request is counted against (see the module doc)."""
     address = peer
-    if forwarded_for and _within(peer, trusted):
+    if forwarded_for and within(peer, trusted):
         for hop in reversed([part.strip() for part in forwarded_for.split(",")]):
             if _ip(hop) is None:
                 break  # garbage from here on: keep the last address we could trust
             address = hop
-            if not _within(hop, trusted):
+            if not within(hop, trusted):
                 break
     ip = _ip(address)
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
@@ -116,7 +116,7 @@ def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return None
 
 
-def _within(text: str, networks: list[Network]) -> bool:
+def within(text: str, networks: list[Network]) -> bool:
     ip = _ip(text)
     return ip is not None and any(ip in network for network in networks)
 

@@ -236,3 +236,66 @@ async def test_frames_go_out_through_the_fast_path_with_and_without_compression(
                 assert ack == {"type": "ack", "id": f"c{i}", "version": version}
     assert len([n for n in written if n > 0]) >= 7  # the welcome, 3 events frames, 3 acks
     assert any(n >= 126 for n in written) and any(0 < n < 126 for n in written)
+
+
+async def _dropped(reader: asyncio.StreamReader) -> bool:
+    """The server closed (or reset) the connection without answering."""
+    try:
+        return await asyncio.wait_for(reader.read(65536), 3) == b""
+    except ConnectionResetError:
+        return True
+
+
+async def test_half_open_connections_from_one_address_are_capped_and_others_still_served() -> None:
+    """Connections that never send a whole head count against their address at accept: one
+    address cannot take the server's `max_connections` and get everybody else a 503."""
+    async with serving(
+        max_connections=8, max_open_per_address=3, header_timeout_seconds=30
+    ) as port:
+        held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
+        for _, writer in held:
+            writer.write(b"GET / HTTP/1.1\r\n")  # a head that never ends
+        refused = [await asyncio.open_connection("127.0.0.1", port) for _ in range(6)]
+        for reader, writer in refused:
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert await _dropped(reader)
+            writer.close()
+        # Another address (127.0.0.2, loopback too) is served while 127.0.0.1 holds its cap.
+        transport = httpx.AsyncHTTPTransport(local_address="127.0.0.2")
+        async with httpx.AsyncClient(transport=transport) as client:
+            response = await client.get(f"http://127.0.0.1:{port}/healthz")
+        assert response.status_code == 200
+        for _, writer in held:
+            writer.close()
+
+
+async def test_a_closed_connection_and_a_closed_websocket_free_their_place() -> None:
+    async with serving(max_open_per_address=2, header_timeout_seconds=30) as port:
+        async with httpx.AsyncClient() as client:
+            room = (
+                await client.post(f"http://127.0.0.1:{port}/api/rooms", json={"name": "A"})
+            ).json()
+        for _ in range(5):  # each time: a socket and a request, then both closed
+            async with websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/rooms/{room['room']}", origin=None
+            ) as ws:
+                await ws.send(json.dumps({"type": "hello", "token": room["token"], "since": None}))
+                assert json.loads(await ws.recv())["type"] == "welcome"
+                async with httpx.AsyncClient() as client:  # the second place
+                    assert (await client.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200
+                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                    assert await _dropped(reader)  # the third at once
+                    writer.close()
+
+
+async def test_a_trusted_proxy_is_not_capped_by_its_own_address() -> None:
+    async with serving(
+        max_open_per_address=2, trusted_proxies=["127.0.0.1"], header_timeout_seconds=30
+    ) as port:
+        held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(5)]
+        reader, writer = held[-1]
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        answer = await asyncio.wait_for(reader.read(65536), 3)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:80]
+        for _, w in held:
+            w.close()
