@@ -80,5 +80,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.error("unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path)
+        log.error(
+            "unhandled %s on %s %s",
+            type(exc).__name__,
+            request.method,
+            # A client's path, quoted: no control byte or line break of theirs in the log.
+            ascii(request.url.path[:200]),
+        )
         return error_response(500, "internal", "internal error")

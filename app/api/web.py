@@ -72,10 +72,13 @@ class AssetCache:
         self._entries: dict[Path, tuple[float, _Asset]] = {}
 
     def get(self, rel: str) -> _Asset | None:
-        path = (self.root / rel).resolve()
-        if not path.is_relative_to(self.root) or not path.is_file():
+        try:
+            path = (self.root / rel).resolve()
+            if not path.is_relative_to(self.root) or not path.is_file():
+                return None
+            mtime = path.stat().st_mtime
+        except (OSError, ValueError):  # a NUL byte, a name too long for the file system
             return None
-        mtime = path.stat().st_mtime
         hit = self._entries.get(path)
         if hit is not None and hit[0] == mtime:
             return hit[1]

@@ -105,3 +105,12 @@ async def test_a_browser_on_a_mistyped_address_gets_the_page_with_a_404() -> Non
         assert missing.json()["error"]["code"] == "not_found", path
     # Other statuses are left as they are: a GET of a POST-only API path is still a 405.
     assert (await client.get("/api/rooms", headers=html)).status_code == 405
+
+
+@pytest.mark.parametrize("path", ["/assets/a%00b", "/assets/" + "x" * 300, "/assets/v-1/%00"])
+async def test_a_path_the_file_system_refuses_is_a_404_not_a_500(
+    client: httpx.AsyncClient, path: str
+) -> None:
+    response = await client.get(path)
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
