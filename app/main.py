@@ -86,7 +86,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
         cluster = Cluster(config, recorder)
         store, bus = cluster.store, cluster.bus
     else:
-        store, bus = MemoryRoomStore(config.history_limit), MemoryBus()
+        store, bus = MemoryRoomStore(config.history_limit, config.history_max_bytes), MemoryBus()
     service = RoomService(config, store, bus, recorder)
     checkpoints: Checkpointer | None = None
     if cluster is not None:

@@ -26,6 +26,12 @@ class AppSettings(BaseSettings):
     # Events kept per room so that a reconnecting client can resume with `since` (a replay is
     # also bounded by `resume_max_bytes`, sized so that the whole history fits).
     history_limit: int = 256
+    # And at most this many bytes of a room's older events (as kept: packed JSON), in the
+    # embedded store: a normal round's 256 events take ~28 KB, 256 chat lines of 300 characters
+    # ~90 KB, a lobby whose host changes the settings (long custom wild labels) over and over
+    # ~1 KB per change. Past it the oldest commits go, as past `history_limit`; a resume from
+    # before them gets a `welcome`.
+    history_max_bytes: int = 128 * 1024
     # Per-connection token bucket: sustained frames per second and burst size.
     rate_limit_per_second: float = 50.0
     rate_limit_burst: int = 100

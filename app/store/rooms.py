@@ -25,6 +25,7 @@ import orjson
 
 from app.engine.events import Event
 from app.engine.state import State
+from app.kept_json import dumps_kept
 
 Role = Literal["player", "spectator"]
 
@@ -73,6 +74,10 @@ class Commit:
     def packed(self) -> bool:
         return self._events is None
 
+    @property
+    def packed_bytes(self) -> int:
+        return len(self._packed)
+
     def forget_state(self) -> None:
         self.state = None
         self.cache = None
@@ -81,7 +86,7 @@ class Commit:
         """Keep the events as one JSON blob (their public and private parts, exactly)."""
         if self._events is None:
             return
-        self._packed = orjson.dumps(
+        self._packed = dumps_kept(
             [
                 [e.kind, e.version, e.public, {str(seat): part for seat, part in e.private.items()}]
                 for e in self._events
@@ -184,8 +189,9 @@ class RoomStore(Protocol):
 
 
 class MemoryRoomStore:
-    def __init__(self, history_limit: int = 512) -> None:
+    def __init__(self, history_limit: int = 512, history_max_bytes: int = 128 * 1024) -> None:
         self._history_limit = max(1, history_limit)
+        self._history_max_bytes = max(1, history_max_bytes)
         self._records: dict[str, RoomRecord] = {}
         self._history: dict[str, _History] = {}
         # Committed versions, kept apart from the records because a writer may update the
@@ -200,7 +206,9 @@ class MemoryRoomStore:
             return False
         self._records[record.code] = record
         self._versions[record.code] = record.version
-        history = self._history[record.code] = _History(self._history_limit)
+        history = self._history[record.code] = _History(
+            self._history_limit, self._history_max_bytes
+        )
         if events:
             history.append(Commit(events, record.state))
         if self.written is not None:
@@ -269,14 +277,17 @@ class MemoryRoomStore:
 
 
 class _History:
-    """A room's recent commits: at most `limit` events in all, states of the newest only."""
+    """A room's recent commits: at most `limit` events and `max_bytes` of packed ones in
+    all, states of the newest only."""
 
-    __slots__ = ("_commits", "_events", "_limit")
+    __slots__ = ("_bytes", "_commits", "_events", "_limit", "_max_bytes")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, max_bytes: int = 128 * 1024) -> None:
         self._limit = limit
+        self._max_bytes = max_bytes
         self._commits: deque[Commit] = deque()
         self._events = 0
+        self._bytes = 0  # of the packed commits
 
     def append(self, commit: Commit) -> None:
         for event in commit.events:
@@ -289,10 +300,15 @@ class _History:
             older = self._commits[-FRAMES_KEPT - 1]
             older.cache = None
             older.pack()
+            self._bytes += older.packed_bytes
         if len(self._commits) > STATES_KEPT:
             self._commits[-STATES_KEPT - 1].forget_state()
-        while self._events > self._limit and len(self._commits) > 1:
-            self._events -= self._commits.popleft().size
+        while (self._events > self._limit or self._bytes > self._max_bytes) and len(
+            self._commits
+        ) > 1:
+            dropped = self._commits.popleft()
+            self._events -= dropped.size
+            self._bytes -= dropped.packed_bytes
 
     def since(self, version: int) -> list[Commit] | None:
         commits = self._commits

@@ -17,6 +17,7 @@ from typing import Protocol
 
 import orjson
 
+from app.kept_json import dumps_kept
 from app.tournaments.records import (
     RUNNING,
     EntrantRecord,
@@ -87,7 +88,7 @@ class MemoryTournamentStore:
         if record.code in self._records:
             return False
         record.version = max(record.version, 1)
-        self._records[record.code] = (record.version, orjson.dumps(to_json(record)), record.status)
+        self._records[record.code] = (record.version, dumps_kept(to_json(record)), record.status)
         return True
 
     async def load(self, code: str) -> TournamentRecord | None:
@@ -101,7 +102,7 @@ class MemoryTournamentStore:
         if held is None or held[0] != record.version:
             return False
         record.version += 1
-        self._records[record.code] = (record.version, orjson.dumps(to_json(record)), record.status)
+        self._records[record.code] = (record.version, dumps_kept(to_json(record)), record.status)
         return True
 
     async def codes(self) -> list[str]:

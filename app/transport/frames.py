@@ -19,6 +19,7 @@ from app.engine.errors import ErrorCode
 from app.engine.events import Event
 from app.engine.state import State
 from app.engine.view import View, flip_in_round, public_view, seats_view, you_view
+from app.kept_json import dumps_kept, kept
 from app.store.rooms import Commit
 
 Role = Literal["player", "spectator"]
@@ -143,10 +144,10 @@ class CommitFrames:
         if self._public is None:
             public: dict[str, Any] = dict(public_view(state, self._now))
             for key in ("settings", "seats", "state"):
-                public[key] = orjson.Fragment(orjson.dumps(public[key]))
+                public[key] = orjson.Fragment(dumps_kept(public[key]))
             self._public = public
             self._public_events = [
-                orjson.Fragment(orjson.dumps(redacted(e, None))) for e in self._events
+                orjson.Fragment(dumps_kept(redacted(e, None))) for e in self._events
             ]
         assert self._public_events is not None
         if (
@@ -180,7 +181,11 @@ class CommitFrames:
                     redacted(e, seat) if seat in e.private else public
                     for e, public in zip(self._events, self._public_events, strict=True)
                 ]
-        return encode(EventsFrame(type="events", version=state.version, events=events, view=view))
+        # Kept with the commit for its other sockets and the ones a little behind: copied out
+        # of orjson's buffer (app/kept_json.py).
+        return kept(
+            encode(EventsFrame(type="events", version=state.version, events=events, view=view))
+        )
 
 
 def commit_frames(commit: Commit, now: int, *, ahead: bool = False) -> CommitFrames:

@@ -89,7 +89,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     gc.disable()
     gc.collect()
     before = len(gc.get_objects())
-    store = MemoryRoomStore(history_limit=args.limit)
+    store = MemoryRoomStore(history_limit=args.limit, history_max_bytes=1 << 30)
     rooms = [_Room(store, f"R{n}", seed=n) for n in range(args.rooms)]
     for room in rooms:
         made = await room.open()

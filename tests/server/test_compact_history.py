@@ -40,7 +40,7 @@ async def _bot_match(
 ) -> tuple[MemoryRoomStore, dict[int, dict[str, Any]]]:
     """A match of four bots committed to a memory store; what was read of each event live."""
     rng = random.Random(seed)
-    store = MemoryRoomStore(history_limit=1_000_000)
+    store = MemoryRoomStore(history_limit=1_000_000, history_max_bytes=1 << 30)
     state = new_table("R1", parse_settings(partial))
     events: list[Event] = []
     for i in range(PLAYERS):
@@ -131,7 +131,7 @@ def test_a_packed_commit_is_one_tracked_object() -> None:
 
 
 async def test_the_history_tracks_few_objects_per_commit() -> None:
-    store = MemoryRoomStore(history_limit=10_000)
+    store = MemoryRoomStore(history_limit=10_000, history_max_bytes=1 << 30)
     state: State = new_table("R1", parse_settings({}))
     record = RoomRecord(code="R1", state=state, created_at=0)
     await store.create(record, [])

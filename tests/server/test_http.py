@@ -246,7 +246,7 @@ async def test_a_flip_card_id_does_not_tell_its_faces() -> None:
             assert (await client.act("start"))["type"] == "ack"
             assert client.view is not None
             hand = client.view["you"]["hand"]
-            assert len(hand) == 7
+            assert len(hand) >= 7  # 8 when the first card (a Draw One) made the host draw
             agreeing += sum(light[card["id"]].to_json() == card["face"] for card in hand)
             await client.close()
     # Ids following the list would agree on all 21 cards; random ids on about 21 × 2/112.

@@ -178,3 +178,27 @@ async def test_a_room_only_its_timers_change_is_forgotten_when_idle() -> None:
     assert state is not None and state.version > created.version  # the host timer expired
     assert await service.sweep() == 1
     assert await store.load(abandoned.room) is None
+
+
+async def test_history_is_bounded_by_the_bytes_of_its_packed_commits() -> None:
+    """A room whose events are large (a host changing long custom wild labels over and over)
+    keeps at most `history_max_bytes` of them, in whole commits; the newest are never cut."""
+    store = MemoryRoomStore(history_limit=1000, history_max_bytes=4096)
+    record = _record()
+    await store.create(record, [])
+    for v in range(1, 101):
+        expected = record.state.version
+        event = Event("chat", v, {"text": "x" * 300}, {})
+        event.after = record.state.clone()
+        event.after.version = v
+        record.state = event.after
+        assert await store.commit("r1", expected, record, [event])
+    first = 0
+    while await store.commits_since("r1", first) is None:
+        first += 1
+    kept = await store.commits_since("r1", first)
+    assert kept is not None and kept[-1].last == 100
+    assert [c.last for c in kept] == list(range(first + 1, 101))  # whole commits, in order
+    packed = sum(c.packed_bytes for c in kept)
+    assert 3000 < packed <= 4096, packed  # ~330 bytes each: a dozen fit, not 100
+    assert await store.events_since("r1", 50) is None  # gone: a resume from there gets a welcome

@@ -37,6 +37,7 @@ from app import engine
 from app.bus import notices
 from app.engine.events import Event
 from app.engine.state import State
+from app.kept_json import dumps_kept
 from app.store.redis.client import call_function, guard, load_functions
 from app.store.redis.pipe import RedisPipe
 from app.store.rooms import FRAMES_KEPT, STATES_KEPT, Commit, Member, RoomRecord
@@ -716,7 +717,8 @@ def _meta(record: RoomRecord) -> dict[str, Any]:
 
 
 def _state_blob(state: State) -> bytes:
-    return orjson.dumps(engine.state_to_json(state), option=_DUMPS_OPTION)
+    # Kept per room (`encoded_state`, for the checkpoints): sized to its content.
+    return dumps_kept(engine.state_to_json(state), option=_DUMPS_OPTION)
 
 
 def _events_blob(events: Sequence[Event]) -> bytes:
