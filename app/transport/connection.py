@@ -33,6 +33,10 @@ log = logging.getLogger(__name__)
 # Close codes (docs/protocol.md "Closing"): RFC 6455 policy violation for a client that does
 # not read what it is sent or keeps sending refused frames.
 CLOSE_POLICY = 1008
+# A player's seat was freed by the room (the host's `remove_seat`, or the lobby freeing a seat
+# away too long): once the frame with its `player_left` is sent, the socket ends as a `leave`'s
+# does; its token is refused from then on.
+CLOSE_UNSEATED = 1000
 # A client closed for a broken limit gets what was queued for it if it reads it within this
 # time; one that does not is dropped then, not after the send timeout.
 POLICY_FLUSH_SECONDS = 1.0
@@ -151,13 +155,16 @@ class Connection:
         ):
             return False
         built = frames.commit_frames(commit, now)
+        seat = self._seat(commit.state)
         if ahead is not None and ahead[0] is commit and ahead[1] is built:
             frame = ahead[2]
         else:
-            frame = built.for_seat(self._seat(commit.state))
+            frame = built.for_seat(seat)
         if not self._send_now([frame]):
             return False
         self.version = commit.last
+        if seat is None:
+            self._end_if_unseated(commit.state)
         return True
 
     def prepare(self, commit: Commit, now: int) -> None:
@@ -400,6 +407,8 @@ class Connection:
                 frame = frames.commit_frames(commit, now).for_seat(seat)
             await self._send(frame)
             self.version = commit.last
+            if seat is None:
+                self._end_if_unseated(commit.state)
         if behind:
             # The newest commits read lost their states while this socket was sending (more
             # commits landed meanwhile): their events, and whatever came since, in one frame
@@ -420,6 +429,8 @@ class Connection:
             frames.merged_frame(events, state, seat, self.service.clock(), self.version)
         )
         self.version = state.version
+        if seat is None:
+            self._end_if_unseated(state)
 
     async def _welcome(self, state: State) -> None:
         service = self.service
@@ -438,3 +449,12 @@ class Connection:
         if self.identity.role != "player":
             return None
         return engine.seat_of(state, self.identity.member_id)
+
+    def _end_if_unseated(self, state: State) -> None:
+        """Close after what is queued when this player's seat is gone from `state` (sent to
+        the client just now): it learnt so from the frame's `player_left`."""
+        if (
+            self.identity.role == "player"
+            and engine.seat_of(state, self.identity.member_id) is None
+        ):
+            self.close(CLOSE_UNSEATED, "removed from the room")

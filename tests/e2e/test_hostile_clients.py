@@ -372,3 +372,38 @@ async def test_a_seat_left_mid_match_is_no_longer_its_tokens(strict: Harness) ->
     summary = await strict.summary(room)
     assert summary["seats"][guest["seat"]]["bot"] is True
     await host.close()
+
+
+async def test_a_seat_the_host_removes_ends_its_socket_after_the_news(strict: Harness) -> None:
+    """`remove_seat` (extension): the removed player's socket gets the `player_left` naming it,
+    then closes (1000) as after a `leave`; it is not left open as an unregistered watcher."""
+    created = await strict.create_room("Host")
+    room = created["room"]
+    guest = await strict.join(room, "Guest")
+    third = await strict.join(room, "Third")
+    host = await _socket(strict, room, created["token"])
+    await _frames_until_welcome(host)
+    removed = await _socket(strict, room, third["token"])
+    await _frames_until_welcome(removed)
+    await host.send(json.dumps({"type": "remove_seat", "id": "kick", "seat": 2}))
+    left: list[dict[str, Any]] = []
+    code = None
+    try:
+        while True:
+            frame = json.loads(await asyncio.wait_for(removed.recv(), 5))
+            if frame["type"] == "events":
+                left += [e for e in frame["events"] if e["kind"] == "player_left"]
+    except websockets.ConnectionClosed as exc:
+        code = exc.rcvd.code if exc.rcvd is not None else None
+    assert code == 1000
+    assert [e["player_id"] for e in left] == [third["player_id"]]
+    # The host's socket stays, and the game goes on without the seat.
+    await host.send(json.dumps({"type": "start", "id": "go"}))
+    kinds: list[str] = []
+    while "round_started" not in kinds:
+        frame = json.loads(await asyncio.wait_for(host.recv(), 5))
+        if frame["type"] == "events":
+            kinds += [e["kind"] for e in frame["events"]]
+    assert [s["name"] for s in frame["view"]["seats"]] == ["Host", "Guest"]
+    assert guest["token"]
+    await host.close()
