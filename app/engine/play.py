@@ -198,6 +198,11 @@ def _effect(ctx: Ctx, seat: int, face: Face, target: int | None, guilty: bool) -
         _advance(ctx, seat, 1)
     elif kind == "wild_shuffle":
         _shuffle_hands(ctx, seat)
+        if not st.hands[seat]:
+            # Played last while every other hand held one card: the deal (from the player's
+            # left) runs out before reaching the player. RULES 14: an empty hand ends the round.
+            end_round(ctx, seat)
+            return
         _advance(ctx, seat, 1)
     elif kind == "wild_custom":
         _custom(ctx, seat, face, target)

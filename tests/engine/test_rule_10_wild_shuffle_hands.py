@@ -56,3 +56,27 @@ def test_as_the_last_card_it_does_not_win() -> None:
     assert sorted(t.counts()) == sorted([total // 2, total - total // 2])
     assert t.count(1) == total - total // 2  # seat 1, dealt first, takes the odd card
     assert "round_ended" not in t.kinds()
+
+
+def test_as_the_last_card_with_every_other_hand_at_one_card_it_leaves_the_player_out() -> None:
+    """The deal starts left of the player: when the others hold one card each, there are
+    exactly as many cards as other players, so the player is dealt none. RULES 14 decides
+    (the round ends when a hand is empty): the player's empty hand wins the round; play does
+    not go on with a seat holding nothing."""
+    t = Table(3, hands={0: ["wild_shuffle", "red 7"], 1: ["blue 1"], 2: ["green 1"]}, first="red 3")
+    state = t.state.clone()
+    hands = state.w_hands()
+    keep = {0: [t.hand_ids[0][0]], 1: [t.hand_ids[1][0]], 2: [t.hand_ids[2][0]]}
+    spare = [c for s in range(3) for c in hands[s] if c not in keep[s]]
+    for s in range(3):
+        hands[s] = list(keep[s])
+    state.hands_moved()
+    state.w_draw().extend(spare)  # cards conserved: the rest go under the draw pile
+    t.state = state
+    assert t.counts() == [1, 1, 1] and t.turn == 0
+    events = t.play(0, "wild_shuffle", color="red")
+    assert "hands_shuffled" in t.kinds(events)
+    assert t.counts() == [0, 1, 1]
+    assert t.status == "round_over"
+    ended = [e for e in events if e.kind == "round_ended"]
+    assert ended and ended[0].public["winner"] == 0
