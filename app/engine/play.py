@@ -28,6 +28,7 @@ from app.engine.table import (
     close_window,
     fail,
     give_penalty,
+    keep_turn,
     refill,
     report_drawn,
     seat_after,
@@ -444,7 +445,7 @@ def draw_turn(ctx: Ctx, seat: int) -> None:
         if total:
             touch_uno(ctx, seat)
     if playable and drawn is not None:
-        set_turn(st, seat, "after_draw")
+        keep_turn(st, "after_draw")
         st.drawn = drawn
         return
     ctx.emit_pairs("turn_passed", (SEAT_AUTO, seat, True))
@@ -476,7 +477,7 @@ def do_choose(ctx: Ctx, seat: int | None, act: Choose) -> None:
     close_window(st)
     st.color = act.color
     ctx.emit("color_chosen", {"seat": seat, "color": act.color})
-    set_turn(st, seat, "play")
+    keep_turn(st, "play")
 
 
 def do_challenge(ctx: Ctx, seat: int | None) -> None:

@@ -145,6 +145,14 @@ def set_turn(st: State, seat: int, phase: Phase = "play") -> None:
     st.turn_serial += 1
 
 
+def keep_turn(st: State, phase: Phase) -> None:
+    """The seat to act goes on with its turn in `phase` (drawn, or its color named): its turn
+    timer runs on. RULES 29 has one deadline per turn: when it runs out the server draws if
+    the player has not, then passes; a draw does not buy a fresh period."""
+    st.phase = phase
+    st.drawn = None
+
+
 # --- UNO bookkeeping (RULES 13) -----------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from app.engine.actions import Timeout
 from app.engine.lobby import begin, host_timeout, lobby_drop_timeout, next_drop
 from app.engine.play import do_accept, do_draw, do_pass, take_penalty
 from app.engine.state import UNO_EXPOSED, Deadline, State
-from app.engine.table import Ctx, close_window, set_turn
+from app.engine.table import Ctx, close_window, keep_turn
 
 HOST_GRACE_MS: Final = 60_000
 
@@ -129,8 +129,15 @@ def on_timeout(ctx: Ctx, act: Timeout) -> None:
 
 
 def _turn_timeout(ctx: Ctx, seat: int) -> None:
-    """RULES 29: act for the player, then count the expiry towards AFK."""
+    """RULES 29: act for the player (the whole turn: a color to name, then the draw and the
+    pass), then count the one expiry towards AFK."""
     st = ctx.st
+    if st.phase == "choose":
+        color = ctx.rng.choice(st.deck.colors(st.side))
+        ctx.settle()
+        st.color = color
+        ctx.emit("color_chosen", {"seat": seat, "color": color, "auto": True})
+        keep_turn(st, "play")
     if st.phase == "play":
         do_draw(ctx, seat, voluntary=False)
         after: str = st.phase  # do_draw moved it on (mypy would keep it narrowed to "play")
@@ -140,12 +147,6 @@ def _turn_timeout(ctx: Ctx, seat: int) -> None:
         do_pass(ctx, seat, voluntary=False)
     elif st.phase == "penalty":
         take_penalty(ctx, seat)
-    elif st.phase == "choose":
-        color = ctx.rng.choice(st.deck.colors(st.side))
-        ctx.settle()
-        st.color = color
-        ctx.emit("color_chosen", {"seat": seat, "color": color, "auto": True})
-        set_turn(st, seat, "play")
     if not 0 <= seat < len(st.afk_count):
         return
     ctx.settle()

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from app.engine import apply, bot_seats
-from app.engine.actions import Draw
+from app.engine.actions import Choose, Draw
 from app.engine.errors import EngineError
 
 from .helpers import LIGHT, Table
@@ -74,12 +74,36 @@ def test_expiry_takes_a_pending_penalty() -> None:
     assert t.turn == 2
 
 
-def test_expiry_names_a_random_color() -> None:
-    t = Table(3, dealer=0, first="wild")
-    assert t.phase == "choose"
-    t.timeout("turn")
+def test_expiry_names_a_random_color_then_plays_the_turn_out() -> None:
+    """One idle turn is one expiry: a color to name (first card a wild), then the draw and
+    the pass, counted once towards `afk_timeouts` (with 2, no bot after a single idle turn)."""
+    t = Table(3, dealer=0, first="wild", afk_timeouts=2)
+    assert t.phase == "choose" and t.turn == 1
+    events = t.timeout("turn")
     assert t.st["color"] in LIGHT
-    assert t.phase != "choose"
+    kinds = t.kinds(events)
+    assert kinds.index("color_chosen") < kinds.index("card_drawn") < kinds.index("turn_passed")
+    assert t.find("color_chosen", events).public["auto"] is True
+    assert t.turn == 2 and t.count(1) == 8
+    assert "bot_took_over" not in kinds and 1 not in bot_seats(t.state)
+
+
+def test_a_draw_does_not_buy_a_fresh_turn_period() -> None:
+    """RULES 29: one deadline per turn ("draws if they have not, then keeps and passes"):
+    drawing, or naming the turned-up wild's color, keeps the turn's deadline."""
+    t = Table(2, hands={0: DRY}, first="red 3", pile=["red 9"], turn_seconds=30)
+    at = t.deadline("turn").at
+    t.now += 25_000
+    t.draw(0)
+    assert t.phase == "after_draw"
+    assert t.deadline("turn").at == at
+    t.pass_(0)
+    assert t.deadline("turn").at == t.now + 30_000  # the next player's turn: a full period
+    w = Table(3, dealer=0, first="wild", turn_seconds=30)
+    at = w.deadline("turn").at
+    w.now += 10_000
+    w.act(1, Choose("red"))
+    assert w.phase == "play" and w.deadline("turn").at == at
 
 
 def test_afk_timeouts_in_a_row_hand_the_seat_to_a_bot_until_it_acts() -> None:
