@@ -686,6 +686,11 @@ class RoomService:
 
     def _next_wake(self, room: str, state: State) -> int | None:
         """The room's one wake-up: the earliest deadline or the next bot move."""
+        if state.status == "playing" and not _played_for_someone(state):
+            # Every seat is a bot (the last person left): nobody to play for, so no timer and
+            # no bot move, or a stranger could leave rooms of bots playing until the idle
+            # sweep. A spectator's arrival (a commit) wakes the table again.
+            return None
         candidates: list[int] = []
         tried = self._tried_at(room, state.version)
         for d in engine.deadlines(state):
@@ -788,3 +793,9 @@ def _clean_name(name: str) -> str:
 
 def _new_id() -> str:
     return "p_" + secrets.token_urlsafe(9)
+
+
+def _played_for_someone(state: State) -> bool:
+    """A person's seat (absent or not: an AFK seat's bot plays for its player) or a
+    spectator watching."""
+    return bool(state.spectators) or any(not info.bot for info in state.seats)

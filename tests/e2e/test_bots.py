@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from e2e.harness import Harness, consecutive, play_scripted
 
 
@@ -62,3 +64,27 @@ async def test_host_starts_a_new_match_after_match_over(server: Harness) -> None
     ):
         record = (await server.http.get(f"/api/matches/{match_id}")).json()
         assert record["status"] == status
+
+
+async def test_a_table_of_bots_nobody_watches_stops_and_wakes_for_a_spectator(
+    server: Harness,
+) -> None:
+    """Once the last person leaves a running match, bots do not play on for nobody (a
+    stranger could leave rooms of bots playing until the idle sweep); a spectator's arrival
+    wakes the table and the bots play on for them."""
+    settings = {"bot_delay_ms": 0, "turn_seconds": 5, "next_round_seconds": 1}
+    host = await server.create_room("Host", settings)
+    room = host["room"]
+    seated = await server.connect(room, host["token"])
+    for _ in range(3):
+        assert (await seated.act("add_bot"))["type"] == "ack"
+    assert (await seated.act("start"))["type"] == "ack"
+    assert (await seated.act("leave"))["type"] == "ack"
+    await seated.close()
+    await asyncio.sleep(0.3)
+    still = await server.version(room)
+    await asyncio.sleep(1.5)
+    assert await server.version(room) == still  # no bot move, no timer
+    spectator = await server.connect(room, await server.spectate(room))
+    await spectator.event("card_played", timeout=10)
+    assert await server.version(room) > still + 1
