@@ -16,8 +16,15 @@ NAME_MAX_CODEPOINTS = 128
 
 ZWNJ = "\u200c"
 ZWJ = "\u200d"
-# Emoji tag characters (subdivision flags such as England's) are format characters too.
+# Emoji tag characters (subdivision flags such as England's) are format characters too; they
+# are allowed only in a flag's tag sequence (after the black flag, U+1F3F4): anywhere else
+# they draw nothing, and "Bob" followed by tags would pass for "Bob".
 _TAGS = range(0xE0020, 0xE0080)
+_BLACK_FLAG = "\U0001f3f4"
+# Drawn as nothing after a letter: left out of the comparison that keeps names unique.
+_IGNORABLE = frozenset("\u034f\u180b\u180c\u180d\u180f") | frozenset(
+    chr(cp) for cp in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), *_TAGS)
+)
 _SKIN_TONES = range(0x1F3FB, 0x1F400)
 _REGIONAL = range(0x1F1E6, 0x1F200)
 _REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
@@ -41,6 +48,16 @@ def _allowed(ch: str) -> bool:
 def _visible(ch: str) -> bool:
     category = unicodedata.category(ch)
     return not (category[0] in "MZ" or ch in (ZWNJ, ZWJ) or ord(ch) in _TAGS or ch in _BLANKS)
+
+
+def _tags_in_flags(text: str) -> bool:
+    """Every tag character continues a black flag's tag sequence."""
+    before = ""
+    for ch in text:
+        if ord(ch) in _TAGS and before != _BLACK_FLAG and ord(before or "\0") not in _TAGS:
+            return False
+        before = ch
+    return True
 
 
 def grapheme_count(text: str) -> int:
@@ -84,7 +101,7 @@ def clean_name(name: object) -> str:
         raise BadName("the name is empty")
     if len(cleaned) > NAME_MAX_CODEPOINTS or grapheme_count(cleaned) > NAME_MAX_GRAPHEMES:
         raise BadName(f"the name is longer than {NAME_MAX_GRAPHEMES} characters")
-    if not all(_allowed(ch) for ch in cleaned):
+    if not all(_allowed(ch) for ch in cleaned) or not _tags_in_flags(cleaned):
         raise BadName("the name has a control character")
     if not any(_visible(ch) for ch in cleaned):
         raise BadName("the name shows nothing")
@@ -93,8 +110,11 @@ def clean_name(name: object) -> str:
 
 def name_key(name: str) -> str:
     """What makes two names the same in a room: case-insensitive, after NFC ("ALİ" and
-    "Ali" differ, "Ayşe" typed with a combining cedilla and "Ayşe" do not)."""
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+    "Ali" differ, "Ayşe" typed with a combining cedilla and "Ayşe" do not), without the
+    characters that draw nothing after a letter (variation selectors, the grapheme joiner,
+    tags): "Bob" and "Bob" with a variation selector look the same, so they are the same."""
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+    return "".join(ch for ch in folded if ch not in _IGNORABLE)
 
 
 def free_name(name: str, taken: set[str]) -> str:

@@ -43,8 +43,27 @@ def test_chat_is_cleaned_before_anyone_sees_it(sent: str, shown: str) -> None:
     assert clean_chat(sent) == shown
 
 
-@pytest.mark.parametrize("sent", ["\x00", "\u202e\u202c", " \n\t ", ""])
+@pytest.mark.parametrize(
+    "sent",
+    [
+        "\x00",
+        "\u202e\u202c",
+        " \n\t ",
+        "",
+        "\u200b\u200b\u200b",
+        "\U000e0041" * 100,
+        "\u3164 \u2800",
+    ],
+)
 def test_a_message_of_nothing_but_controls_is_refused(sent: str) -> None:
     with pytest.raises(EngineError) as refused:
         _said(sent)
     assert refused.value.code == "bad_command"
+
+
+def test_stacked_marks_are_cut_and_real_diacritics_kept() -> None:
+    zalgo = "a" + "\u0301" * 299
+    assert clean_chat(zalgo) == "a" + "\u0301" * 6
+    assert clean_chat("Tiếng Việt, שָׁלוֹם") == "Tiếng Việt, שָׁלוֹם"
+    flag = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    assert clean_chat(f"go {flag}") == f"go {flag}"

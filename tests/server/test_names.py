@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.rooms.names import BadName, clean_name, grapheme_count
+from app.rooms.names import BadName, clean_name, free_name, grapheme_count, name_key
 
 
 @pytest.mark.parametrize(
@@ -16,6 +16,7 @@ from app.rooms.names import BadName, clean_name, grapheme_count
         ("🇫🇮🇹🇷", 2),  # two flags
         ("a\u0332" * 32, 32),  # combining marks
         ("Ayşe", 4),
+        ("\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f Ann", 5),
     ],
 )
 def test_real_names_are_accepted_and_counted_as_people_see_them(name: str, graphemes: int) -> None:
@@ -46,6 +47,9 @@ def test_white_space_collapses_and_the_name_is_nfc() -> None:
         "\u0301\u0301",
         "\u200d\u200c",
         "\U000e0067",
+        # Tags outside a flag's sequence draw nothing: "Bob" would pass for "Bob".
+        "Bob\U000e0041\U000e0042",
+        "Bob\U000e007f",
     ],
 )
 def test_refused_names_say_bad_name(name: str) -> None:
@@ -56,3 +60,10 @@ def test_refused_names_say_bad_name(name: str) -> None:
 
 def test_thirty_two_family_emoji_fit() -> None:
     assert clean_name("👨\u200d👩\u200d👧" * 25)
+
+
+@pytest.mark.parametrize("lookalike", ["Bob\ufe0f", "Bob\u034f", "BOB", "Bob\U000e0100"])
+def test_a_name_that_looks_the_same_is_the_same_name(lookalike: str) -> None:
+    taken = {name_key("Bob")}
+    assert name_key(clean_name(lookalike)) in taken
+    assert free_name(clean_name(lookalike), taken).endswith(" 2")
