@@ -686,10 +686,10 @@ class RoomService:
 
     def _next_wake(self, room: str, state: State) -> int | None:
         """The room's one wake-up: the earliest deadline or the next bot move."""
-        if state.status == "playing" and not _played_for_someone(state):
-            # Every seat is a bot (the last person left): nobody to play for, so no timer and
-            # no bot move, or a stranger could leave rooms of bots playing until the idle
-            # sweep. A spectator's arrival (a commit) wakes the table again.
+        if state.status == "round_over" and not _played_for_someone(state):
+            # Every seat is a bot (the last person left): the round under way was played out,
+            # but no next one is dealt for nobody, or a stranger could leave rooms of bots
+            # playing match after match. A spectator's arrival (a commit) wakes the table.
             return None
         candidates: list[int] = []
         tried = self._tried_at(room, state.version)

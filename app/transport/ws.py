@@ -155,8 +155,16 @@ class _Limits:
         self.throttled = False  # a `rate_limited` was sent since the last accepted frame
         self.tally = tally
 
-    def refuse(self, conn: Connection, frame: ErrorFrame, *, after_events: bool = False) -> None:
-        """`after_events`: a command's refusal, sent after the events committed before it."""
+    def refuse(
+        self,
+        conn: Connection,
+        frame: ErrorFrame,
+        *,
+        after_events: bool = False,
+        spent: str = "too many refused frames",
+    ) -> None:
+        """`after_events`: a command's refusal, sent after the events committed before it;
+        `spent`: the reason the socket is closed for when the budget is out."""
         if self.errors.take():
             self.tally.refused[frame.get("code", "")] += 1
             if after_events:
@@ -164,7 +172,7 @@ class _Limits:
             else:
                 conn.send(frame)
         else:
-            self.close(conn, "too many refused frames")
+            self.close(conn, spent)
 
     def close(self, conn: Connection, reason: str) -> None:
         log.info("closed a socket: %s", reason)
@@ -187,16 +195,20 @@ async def _serve(
             return
         text = message.get("text")
         if not limits.frames.take():
-            # Over the rate: one `rate_limited` per streak, then silence, and the streak
-            # spends the error budget until the socket is closed.
+            # Over the rate: every command refused says so with its id (a client waiting for
+            # its ack or error is not left waiting for ever), a frame without an id gets one
+            # `rate_limited` per streak; all of it spends the error budget, so a flood is
+            # closed after a budget's worth of answers, never answered frame for frame.
             command_id = None
             if isinstance(text, str) and len(text) <= config.max_frame_bytes // 4:
                 with contextlib.suppress(FrameError):
                     command_id = readable_id(decode(text))
-            if not limits.throttled:
+            if command_id is not None or not limits.throttled:
                 limits.throttled = True
                 limits.refuse(
-                    conn, frames.error("rate_limited", "too many frames, slow down", command_id)
+                    conn,
+                    frames.error("rate_limited", "too many frames, slow down", command_id),
+                    spent="rate limit",
                 )
             elif not limits.errors.take():
                 limits.close(conn, "rate limit")
@@ -209,10 +221,11 @@ async def _serve(
         if len(text) > config.max_frame_bytes // 4 and (
             len(text.encode("utf-8", "surrogatepass")) > config.max_frame_bytes
         ):
-            limits.refuse(
-                conn,
-                frames.error("too_large", f"frames are limited to {config.max_frame_bytes} bytes"),
-            )
+            command_id = None
+            with contextlib.suppress(FrameError):  # (at most `ws_max_bytes`, and rate-limited)
+                command_id = readable_id(decode(text))
+            limit = f"frames are limited to {config.max_frame_bytes} bytes"
+            limits.refuse(conn, frames.error("too_large", limit, command_id))
             continue
         try:
             frame = parse(decode(text))

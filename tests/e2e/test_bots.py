@@ -66,12 +66,13 @@ async def test_host_starts_a_new_match_after_match_over(server: Harness) -> None
         assert record["status"] == status
 
 
-async def test_a_table_of_bots_nobody_watches_stops_and_wakes_for_a_spectator(
+async def test_a_table_of_bots_nobody_watches_deals_no_next_round_until_a_spectator(
     server: Harness,
 ) -> None:
-    """Once the last person leaves a running match, bots do not play on for nobody (a
-    stranger could leave rooms of bots playing until the idle sweep); a spectator's arrival
-    wakes the table and the bots play on for them."""
+    """Once the last person leaves a running match, the bots play the round out but no next
+    round is dealt for nobody (a stranger could leave rooms of bots playing match after
+    match until the idle sweep); a spectator's arrival wakes the table and the next round
+    comes for them."""
     settings = {"bot_delay_ms": 0, "turn_seconds": 5, "next_round_seconds": 1}
     host = await server.create_room("Host", settings)
     room = host["room"]
@@ -81,10 +82,14 @@ async def test_a_table_of_bots_nobody_watches_stops_and_wakes_for_a_spectator(
     assert (await seated.act("start"))["type"] == "ack"
     assert (await seated.act("leave"))["type"] == "ack"
     await seated.close()
-    await asyncio.sleep(0.3)
-    still = await server.version(room)
-    await asyncio.sleep(1.5)
-    assert await server.version(room) == still  # no bot move, no timer
+    deadline = asyncio.get_running_loop().time() + 30
+    while (summary := await server.summary(room))["status"] != "round_over":
+        assert summary["status"] == "playing"
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(2.5)  # well past next_round_seconds
+    later = await server.summary(room)
+    assert (later["status"], later["version"]) == ("round_over", summary["version"])
     spectator = await server.connect(room, await server.spectate(room))
+    await spectator.event("round_started", timeout=10)
     await spectator.event("card_played", timeout=10)
-    assert await server.version(room) > still + 1

@@ -138,22 +138,31 @@ async def test_refused_frames_are_not_answered_one_for_one(strict: Harness) -> N
 
 
 async def test_staying_over_the_rate_limit_closes_the_socket(strict: Harness) -> None:
+    """Each command over the rate is refused `rate_limited` with its id (its sender is not
+    left waiting), until the error budget is spent: then the socket is closed, so a flood
+    never draws a reply per frame."""
     created = await strict.create_room("Host")
     ws = await _socket(strict, created["room"], created["token"])
     await _frames_until_welcome(ws)
     for i in range(1000):
         await ws.send(json.dumps({"type": "ping", "id": f"p{i}"}))
     kinds: list[str] = []
+    limited: list[str] = []
     code = None
     try:
         while True:
             frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
             kinds.append(frame.get("code") or frame["type"])
+            if frame.get("code") == "rate_limited":
+                limited.append(frame["id"])
     except websockets.ConnectionClosed as exc:
         code = exc.rcvd.code if exc.rcvd is not None else None
     assert code == 1008
-    assert kinds.count("rate_limited") == 1  # one per streak, then silence
+    budget = AppSettings().error_budget_burst
+    assert budget <= len(limited) <= budget + 20  # the budget, and what it refilled meanwhile
+    assert len(set(limited)) == len(limited) and all(i.startswith("p") for i in limited)
     assert kinds.count("pong") <= 110
+    assert len(kinds) < 1000 // 3
 
 
 async def test_chat_is_limited_per_socket_and_per_room() -> None:
