@@ -70,6 +70,17 @@ class AppSettings(BaseSettings):
     hello_timeout_seconds: float = 5.0
     # A room nobody has used (no command, no connection) for this long is forgotten.
     room_idle_seconds: int = 6 * 3600
+    # A room made over HTTP that no socket has ever opened (nobody came to its page) is
+    # forgotten sooner: the web client opens its socket as soon as the room exists, so only a
+    # script leaves rooms like that, and at the creation rate's 1/s each address could keep
+    # ~21,600 of them for `room_idle_seconds` (~5.6 KB each).
+    room_unused_seconds: int = 1800
+    # Rooms one process keeps in memory (the embedded store) at most: past it `POST
+    # /api/rooms` answers 503 `unavailable` with `Retry-After`, so that many addresses
+    # together cannot grow the process without bound. Tournament tables are not refused.
+    # 0: no cap. (With Redis, rooms live in Redis: its `maxmemory` and the rooms' TTL bound
+    # them; docs/deploy.md.)
+    max_rooms: int = 50_000
     # Rooms, seats, spectators and tournament entries one client address may create
     # (app/api/limits.py): sustained per second, and at once.
     create_rate_per_second: float = 1.0

@@ -54,7 +54,10 @@ def _wants_page(request: Request) -> bool:
 def install(app: FastAPI) -> None:
     @app.exception_handler(RoomError)
     async def room_error(request: Request, exc: RoomError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message, exc.extra)
+        response = error_response(exc.status, exc.code, exc.message, exc.extra)
+        if exc.retry_after is not None:
+            response.headers["Retry-After"] = str(exc.retry_after)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -62,12 +62,15 @@ class RoomError(Exception):
         message: str,
         status: int = 400,
         extra: Mapping[str, Any] | None = None,
+        *,
+        retry_after: int | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
         self.extra = dict(extra or {})  # more fields of the HTTP error object
+        self.retry_after = retry_after  # seconds, as the HTTP header
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,8 @@ class RoomService:
         self._bots: dict[str, _BotPlan] = {}
         self._tried: dict[str, _Tried] = {}
         self._touched: dict[str, int] = {}  # room → last use: command, join, socket (ms)
+        # Rooms made over HTTP whose page nobody has opened yet → when they were made (ms).
+        self._unopened: dict[str, int] = {}
         self._sweeper: asyncio.Task[None] | None = None
         # Set by the app: whether this process holds sockets of a room (kept while it does).
         self.has_sockets: Callable[[str], bool] = lambda room: False
@@ -204,16 +209,22 @@ class RoomService:
                 log.warning("room retention skipped (%s)", type(exc).__name__)
 
     async def sweep(self) -> int:
-        """Forget rooms nobody has touched for `room_idle_seconds` and nobody watches."""
-        cutoff = self.clock() - self.config.room_idle_seconds * 1000
+        """Forget rooms nobody has touched for `room_idle_seconds` and nobody watches, and
+        rooms made over HTTP whose page nobody opened within `room_unused_seconds`."""
+        now = self.clock()
+        cutoff = now - self.config.room_idle_seconds * 1000
+        unopened_cutoff = now - self.config.room_unused_seconds * 1000
         removed = 0
         for room in await self.store.rooms():
-            if self._touched.get(room, 0) >= cutoff or self.has_sockets(room):
+            made = self._unopened.get(room)
+            if made is not None and made < unopened_cutoff:
+                pass
+            elif self._touched.get(room, 0) >= cutoff or self.has_sockets(room):
                 continue
             async with self._lock(room):
                 await self.store.delete(room)
             self.scheduler.schedule(room, None)
-            for table in (self._locks, self._bots, self._tried, self._touched):
+            for table in (self._locks, self._bots, self._tried, self._touched, self._unopened):
                 table.pop(room, None)
             self.versions.forget(room)
             removed += 1
@@ -256,6 +267,11 @@ class RoomService:
             )
         except EngineError as exc:
             raise RoomError(exc.code, exc.message, 400) from exc
+        held = self.store.rooms_held()
+        if drop_departed and self.config.max_rooms and (held or 0) >= self.config.max_rooms:
+            log.warning("room refused: this process holds %d rooms (MAX_ROOMS)", held)
+            message = "the server is full, try again in a few minutes"
+            raise RoomError("unavailable", message, 503, retry_after=60)
         if not drop_departed:
             parsed = replace(parsed, keep_departed=True)
         while True:
@@ -280,6 +296,8 @@ class RoomService:
         if not await self.store.create(record, events):
             raise RoomError("conflict", "room code collision, try again", 409)
         self._touched[code] = now
+        if drop_departed:
+            self._unopened[code] = now
         await self.versions.committed(code, record.version, now)
         await self._remember(code, token, record.member(token), now)
         seat = engine.seat_of(state, player_id)
@@ -446,6 +464,7 @@ class RoomService:
         if member is None:
             return None
         self._touched[room] = self.clock()
+        self._unopened.pop(room, None)
         if member.role == "spectator":
             return Identity(member.member_id, "spectator", None)
         seat = _own_seat(record.state, member.member_id)

@@ -181,6 +181,11 @@ class RoomStore(Protocol):
         """Every stored room code (for the idle-room sweep)."""
         ...
 
+    def rooms_held(self) -> int | None:
+        """How many rooms this process keeps in its memory; None when they live elsewhere
+        (Redis), where this process's `MAX_ROOMS` does not apply."""
+        ...
+
     async def delete(self, room: str) -> None: ...
 
     async def healthy(self) -> bool: ...
@@ -269,6 +274,9 @@ class MemoryRoomStore:
 
     async def rooms(self) -> list[str]:
         return list(self._records)
+
+    def rooms_held(self) -> int | None:
+        return len(self._records)
 
     async def delete(self, room: str) -> None:
         self._records.pop(room, None)

@@ -52,6 +52,24 @@ async def test_a_burst_of_300_room_creations_from_one_address_is_partly_refused(
         assert (await other.post("/api/rooms", json={"name": "Q"})).status_code == 201
 
 
+async def test_rooms_past_max_rooms_are_refused_503_with_retry_after() -> None:
+    """Many addresses, each within its creation rate, together stop at `MAX_ROOMS` held by
+    the process: 503 `unavailable` with Retry-After, and the rooms made still work."""
+    app = create_app(AppSettings(database_url="memory://", max_rooms=5))
+    statuses = []
+    for i in range(8):
+        async with _client(app, f"203.0.113.{i + 1}") as http:
+            answer = await http.post("/api/rooms", json={"name": f"P{i}"})
+            statuses.append(answer.status_code)
+            if answer.status_code == 503:
+                assert answer.json()["error"]["code"] == "unavailable"
+                assert int(answer.headers["retry-after"]) >= 1
+            else:
+                room = answer.json()["room"]
+                assert (await http.get(f"/api/rooms/{room}")).status_code == 200
+    assert statuses == [201] * 5 + [503] * 3
+
+
 async def test_x_forwarded_for_counts_only_from_a_trusted_proxy() -> None:
     config = AppSettings(
         database_url="memory://",

@@ -130,7 +130,9 @@ def test_ack_cache_is_bounded_per_member() -> None:
     assert record.known_ack("p2", "c299") is None
 
 
-def _service_on_a_clock(idle_seconds: int) -> tuple[RoomService, MemoryRoomStore, list[int]]:
+def _service_on_a_clock(
+    idle_seconds: int, **settings: int
+) -> tuple[RoomService, MemoryRoomStore, list[int]]:
     """A room service on the memory store whose clock is the returned list's one value."""
     from app.bus.memory import MemoryBus
     from app.rooms.service import RoomService
@@ -140,7 +142,7 @@ def _service_on_a_clock(idle_seconds: int) -> tuple[RoomService, MemoryRoomStore
     now = [1_000_000_000_000]
     store = MemoryRoomStore()
     service = RoomService(
-        AppSettings(database_url="memory://", room_idle_seconds=idle_seconds),
+        AppSettings(database_url="memory://", room_idle_seconds=idle_seconds, **settings),
         store,
         MemoryBus(),
         MemoryRecorder(),
@@ -161,6 +163,44 @@ async def test_idle_rooms_are_forgotten_unless_someone_is_connected() -> None:
     assert await service.sweep() == 1
     assert sorted(await store.rooms()) == sorted([watched.room, busy.room])
     assert await store.load(idle.room) is None
+
+
+async def test_a_room_whose_page_nobody_opened_is_forgotten_sooner() -> None:
+    """A room made over HTTP and never opened by a socket (only a script does that: the web
+    client opens its socket at once) is forgotten after `room_unused_seconds`, not
+    `room_idle_seconds`; a room once opened, and a tournament's table, keep the long wait."""
+    service, store, now = _service_on_a_clock(3600, room_unused_seconds=60)
+    unopened = await service.create_room("A", None, drop_departed=True)
+    opened = await service.create_room("B", None, drop_departed=True)
+    table = await service.create_room("C", None)  # a tournament's: drop_departed False
+    assert await service.identify(opened.room, opened.token) is not None
+    now[0] += 30_000
+    assert await service.sweep() == 0
+    now[0] += 40_000
+    assert await service.sweep() == 1
+    assert await store.load(unopened.room) is None
+    assert sorted(await store.rooms()) == sorted([opened.room, table.room])
+
+
+async def test_rooms_made_over_http_are_capped_per_process() -> None:
+    """Past `max_rooms` held, a room made over HTTP is refused 503 `unavailable` with a
+    Retry-After (many addresses together cannot grow the process without bound); a
+    tournament's table is not refused, and a forgotten room makes room again."""
+    from app.rooms.service import RoomError
+
+    service, store, _ = _service_on_a_clock(60, max_rooms=2)
+    first = await service.create_room("A", None, drop_departed=True)
+    await service.create_room("B", None, drop_departed=True)
+    try:
+        await service.create_room("C", None, drop_departed=True)
+        raise AssertionError("a third room was made")
+    except RoomError as exc:
+        assert (exc.code, exc.status, exc.retry_after) == ("unavailable", 503, 60)
+    await service.create_room("Table", None)  # a tournament's table
+    assert len(await store.rooms()) == 3
+    await store.delete(first.room)
+    await store.delete((await store.rooms())[0])
+    assert await service.create_room("D", None, drop_departed=True)
 
 
 async def test_a_room_only_its_timers_change_is_forgotten_when_idle() -> None:

@@ -461,6 +461,9 @@ class RedisRoomStore:
         """None to sweep: idle rooms expire in Redis by themselves (PEXPIRE on each write)."""
         return []
 
+    def rooms_held(self) -> int | None:
+        return None
+
     async def delete(self, room: str) -> None:
         keys = self._commit_keys(room)[:6]
         async with self.client.pipeline(transaction=True) as pipe:
