@@ -90,6 +90,13 @@ class AppSettings(BaseSettings):
     # past the bucket the handshake is refused (HTTP 403) and the client's backoff applies.
     ws_connect_rate_per_second: float = 2.0
     ws_connect_rate_burst: int = 60
+    # Frames one client address may send over all its room sockets together (each socket has
+    # its own rate above): without it an address holding `max_open_per_address` sockets could
+    # send 256 x 50 frames a second and slow every other table. Past it a frame is refused as
+    # over its socket's rate. A household or a classroom behind one NAT address plays far
+    # below it (a player sends about one frame a second).
+    address_frames_per_second: float = 500.0
+    address_frames_burst: int = 1000
     # Connections one client address may hold open at once, per process (app/api/open_cap.py):
     # HTTP requests in flight (a tournament's event stream lasts as long as it is read) plus
     # room WebSockets. The rates above bound how fast an address connects, not how many

@@ -158,6 +158,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         WS_CONNECT_RATE_BURST="100000",
         # Likewise the cap on connections one address holds open at once.
         MAX_OPEN_PER_ADDRESS="100000",
+        ADDRESS_FRAMES_PER_SECOND="1000000",
+        ADDRESS_FRAMES_BURST="1000000",
         PORT=str(port),
         # Only to write the resume target's history quickly (200 lines); the victims chat
         # within the default limits and the attackers do not chat.

@@ -366,6 +366,8 @@ class Server:
                 "CREATE_RATE_BURST": "1000000",
                 "WS_CONNECT_RATE_BURST": "1000000",
                 "MAX_OPEN_PER_ADDRESS": "1000000",  # every socket is 127.0.0.1's
+                "ADDRESS_FRAMES_PER_SECOND": "1000000",
+                "ADDRESS_FRAMES_BURST": "1000000",
                 "PYTHONPATH": os.pathsep.join(
                     filter(None, [str(self.app_dir), env.get("PYTHONPATH")])
                 ),

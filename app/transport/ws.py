@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from functools import partial
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
@@ -49,6 +50,7 @@ def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> 
 def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRouter:
     router = APIRouter()
     connects = AddressBuckets(config.ws_connect_rate_per_second, config.ws_connect_rate_burst)
+    address_frames = AddressBuckets(config.address_frames_per_second, config.address_frames_burst)
     trusted = parse_networks(config.trusted_proxies)
 
     @router.websocket("/ws/rooms/{room}")
@@ -58,7 +60,8 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
             await websocket.close(code=CLOSE_FORBIDDEN_ORIGIN)
             return
         peer = websocket.client.host if websocket.client else ""
-        if connects.take(client_key(peer, headers.get("x-forwarded-for"), trusted)) > 0:
+        address = client_key(peer, headers.get("x-forwarded-for"), trusted)
+        if connects.take(address) > 0:
             await websocket.close(code=CLOSE_TRY_AGAIN)  # before accepting: HTTP 403
             return
         await websocket.accept()
@@ -86,7 +89,10 @@ def build_router(service: RoomService, hub: Hub, config: AppSettings) -> APIRout
             # Served in a task of its own, so each frame received and each store reply
             # resumes the few coroutine frames of `_serve`, not the ~17 of the ASGI and
             # middleware stack above this endpoint (a cancelled endpoint cancels the task).
-            await asyncio.create_task(_serve(websocket, conn, service, config, hub))
+            frames_from_address = partial(_took, address_frames, address)
+            await asyncio.create_task(
+                _serve(websocket, conn, service, config, hub, frames_from_address)
+            )
         except WebSocketDisconnect:
             pass
         finally:
@@ -180,9 +186,20 @@ class _Limits:
         conn.close(CLOSE_POLICY, reason)
 
 
+def _took(buckets: AddressBuckets, address: str) -> bool:
+    return buckets.take(address) == 0
+
+
 async def _serve(
-    websocket: WebSocket, conn: Connection, service: RoomService, config: AppSettings, hub: Hub
+    websocket: WebSocket,
+    conn: Connection,
+    service: RoomService,
+    config: AppSettings,
+    hub: Hub,
+    from_address: Callable[[], bool] = lambda: True,
 ) -> None:
+    """`from_address`: takes a token from the bucket of every socket of the client's
+    address (false: the address is over its rate)."""
     limits = _Limits(config, hub.tally)
 
     def room_chat() -> bool:
@@ -194,7 +211,7 @@ async def _serve(
         if message["type"] == "websocket.disconnect":
             return
         text = message.get("text")
-        if not limits.frames.take():
+        if not limits.frames.take() or not from_address():
             # Over the rate: every command refused says so with its id (a client waiting for
             # its ack or error is not left waiting for ever), a frame without an id gets one
             # `rate_limited` per streak; all of it spends the error budget, so a flood is

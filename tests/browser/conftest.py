@@ -76,6 +76,8 @@ def live_server() -> Iterator[str]:
         "CREATE_RATE_BURST": "100000",  # the whole session creates rooms from one address
         "WS_CONNECT_RATE_BURST": "100000",  # and opens its sockets from it
         "MAX_OPEN_PER_ADDRESS": "100000",  # and holds them open at once
+        "ADDRESS_FRAMES_PER_SECOND": "1000000",
+        "ADDRESS_FRAMES_BURST": "1000000",
     }
     env.pop("REDIS_URL", None)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

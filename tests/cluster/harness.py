@@ -169,6 +169,8 @@ async def cluster(
         "UNO_TEST_HOOKS": "1",
         # Every test client is 127.0.0.1: no cap on the connections it holds open at once.
         "MAX_OPEN_PER_ADDRESS": "100000",
+        "ADDRESS_FRAMES_PER_SECOND": "1000000",
+        "ADDRESS_FRAMES_BURST": "1000000",
         **extra_env,
     }
     processes = [_start(free_port(), workdir / f"p{i}", env) for i in range(count)]

@@ -61,6 +61,8 @@ def server_settings(**overrides: Any) -> AppSettings:
         "ws_connect_rate_per_second": 1000.0,
         "ws_connect_rate_burst": 100_000,
         "max_open_per_address": 100_000,
+        "address_frames_per_second": 100_000.0,
+        "address_frames_burst": 1_000_000,
     }
     values.update(overrides)
     return AppSettings(**values)

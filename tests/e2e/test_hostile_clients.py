@@ -260,6 +260,59 @@ async def test_a_reconnect_loop_is_refused_per_address() -> None:
         await elsewhere.close()
 
 
+async def test_one_address_many_sockets_share_one_frame_rate() -> None:
+    """Each socket has its own frame rate, and all the sockets of one address share another:
+    one client with many sockets, each under its own rate, gets the address's burst answered
+    and the rest refused `rate_limited` (then closed), while another address's socket is
+    answered in full."""
+    settings = server_settings(
+        rate_limit_per_second=50.0,
+        rate_limit_burst=100,
+        address_frames_per_second=10.0,
+        address_frames_burst=60,
+        trusted_proxies=["127.0.0.1"],
+    )
+    async with running_server(settings) as harness:
+        created = await harness.create_room("Host")
+        room = created["room"]
+        url = f"{harness.ws_base}/ws/rooms/{room}"
+        flood = {"X-Forwarded-For": "203.0.113.7"}
+        sockets = []
+        for _ in range(5):
+            token = await harness.spectate(room)
+            ws = await websockets.connect(url, additional_headers=flood)
+            await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
+            await _frames_until_welcome(ws)
+            sockets.append(ws)
+        for i in range(40):  # 200 frames, 40 per socket: each under its own burst of 100
+            for n, ws in enumerate(sockets):
+                await ws.send(json.dumps({"type": "ping", "id": f"s{n}p{i}"}))
+        pongs = limited = 0
+        for ws in sockets:
+            try:
+                while True:
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), 1.0))
+                    if frame["type"] == "pong":
+                        pongs += 1
+                    elif frame.get("code") == "rate_limited":
+                        limited += 1
+            except (TimeoutError, websockets.ConnectionClosed):
+                pass
+        assert 60 <= pongs <= 75  # the address's burst, and what refilled meanwhile
+        assert limited >= 200 - 75
+        token = await harness.spectate(room)
+        other = await websockets.connect(
+            url, additional_headers={"X-Forwarded-For": "198.51.100.2"}
+        )
+        await other.send(json.dumps({"type": "hello", "token": token, "since": None}))
+        await _frames_until_welcome(other)
+        for i in range(40):
+            await other.send(json.dumps({"type": "ping", "id": f"o{i}"}))
+        answered = [json.loads(await asyncio.wait_for(other.recv(), 5)) for _ in range(40)]
+        assert [f["type"] for f in answered] == ["pong"] * 40
+        await other.close()
+
+
 async def test_a_hello_flood_under_the_rate_is_closed() -> None:
     """Each `hello` is answered with a welcome, the dearest frame there is: past the resume
     bucket they spend the error budget, so even under a generous rate limit a client that

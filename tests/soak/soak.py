@@ -285,6 +285,8 @@ class Servers:
             WS_CONNECT_RATE_PER_SECOND="1000",
             WS_CONNECT_RATE_BURST="100000",
             MAX_OPEN_PER_ADDRESS="100000",
+            ADDRESS_FRAMES_PER_SECOND="1000000",
+            ADDRESS_FRAMES_BURST="1000000",
             UNO_GC=os.environ.get("UNO_GC", "paced"),
         )
         if self.options.database == "sqlite":

@@ -60,6 +60,8 @@ async def server_process(
         "CREATE_RATE_BURST": "100000",
         "WS_CONNECT_RATE_BURST": "100000",
         "MAX_OPEN_PER_ADDRESS": "100000",
+        "ADDRESS_FRAMES_PER_SECOND": "1000000",
+        "ADDRESS_FRAMES_BURST": "1000000",
     }
     with log.open("ab") as out:
         proc = subprocess.Popen(
