@@ -37,6 +37,7 @@ import logging
 from typing import Any
 
 import h11
+from uvicorn.protocols.http import h11_impl
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
@@ -56,6 +57,33 @@ CLOSE_INVALID_DATA = 1007  # a text message that is not UTF-8
 # Long enough for a reading client to get the close frame, short enough that a hostile one
 # holds nothing: reading stops at once, only the socket itself waits out the grace.
 POLICY_CLOSE_GRACE_SECONDS = 1.0
+
+
+_BUSY_BODY = b'{"error":{"code":"unavailable","message":"the server is busy, retry"}}'
+
+
+async def _busy(scope: Any, receive: Any, send: Any) -> None:
+    """uvicorn's answer past `max_connections` (its `limit_concurrency`), in the API's error
+    shape (`{"error": {...}}`, docs/protocol.md) instead of its plain text, with a
+    Retry-After."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(_BUSY_BODY)).encode()),
+                (b"retry-after", b"1"),
+                (b"cache-control", b"no-store"),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": _BUSY_BODY, "more_body": False})
+
+
+# The h11 protocol looks this answer up by its module's global name on each request.
+setattr(h11_impl, "service_unavailable", _busy)  # noqa: B010 (not exported)
 
 
 class ConnectionsByAddress:

@@ -190,6 +190,11 @@ async def test_connections_past_the_limit_get_503() -> None:
         writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         status = await asyncio.wait_for(reader.readline(), 3)
         assert status.startswith(b"HTTP/1.1 503")
+        # In the API's error shape, like every other refusal, with a Retry-After.
+        rest = await asyncio.wait_for(reader.read(), 3)
+        head, _, body = rest.partition(b"\r\n\r\n")
+        assert b"retry-after: 1" in head.lower()
+        assert json.loads(body)["error"]["code"] == "unavailable"
         for _, w in [*held, (reader, writer)]:
             w.close()
 
