@@ -230,7 +230,26 @@ class RoomService:
             removed += 1
         if removed:
             log.info("forgot %d idle rooms", removed)
+        if self.store.rooms_held() is None:
+            self._forget_local(cutoff, unopened_cutoff)
         return removed
+
+    def _forget_local(self, cutoff: int, unopened_cutoff: int) -> None:
+        """With the rooms in Redis (which expires them itself), what this process keeps of
+        each room it ever served (its lock, bot plan, timers tried, last use, version
+        ceiling) goes once the room is idle, or it would grow with every room for ever."""
+        for room, touched in list(self._touched.items()):
+            if touched >= cutoff or self.has_sockets(room):
+                continue
+            lock = self._locks.get(room)
+            if lock is not None and lock.locked():
+                continue
+            for table in (self._locks, self._bots, self._tried, self._touched, self._unopened):
+                table.pop(room, None)
+            self.versions.forget(room)
+        for room, made in list(self._unopened.items()):
+            if made < unopened_cutoff:  # Redis expires the room itself (its short TTL)
+                del self._unopened[room]
 
     async def prune_records(self) -> tuple[int, int]:
         """Retention of the database's rows (recorder.prune): rooms idle past
@@ -293,7 +312,8 @@ class RoomService:
         record.add_member(token, Member(player_id, "player", name))
         for observe in self.commit_observers:
             observe(code, events)
-        if not await self.store.create(record, events):
+        unopened_ttl_ms = self.config.room_unused_seconds * 1000 if drop_departed else None
+        if not await self.store.create(record, events, unopened_ttl_ms=unopened_ttl_ms):
             raise RoomError("conflict", "room code collision, try again", 409)
         self._touched[code] = now
         if drop_departed:

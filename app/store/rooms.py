@@ -152,8 +152,12 @@ def token_digest(token: str) -> str:
 
 
 class RoomStore(Protocol):
-    async def create(self, record: RoomRecord, events: list[Event]) -> bool:
-        """Store a new room; False when the code is taken."""
+    async def create(
+        self, record: RoomRecord, events: list[Event], *, unopened_ttl_ms: int | None = None
+    ) -> bool:
+        """Store a new room; False when the code is taken. `unopened_ttl_ms`: where rooms
+        expire by themselves (Redis), this one expires that soon unless someone uses it
+        (a socket, a join: a commit someone made gives it the full idle time)."""
         ...
 
     async def load(self, room: str) -> RoomRecord | None: ...
@@ -206,7 +210,9 @@ class MemoryRoomStore:
         # of changed rooms (app/rooms/checkpoints.py), when the app keeps checkpoints.
         self.written: set[str] | None = None
 
-    async def create(self, record: RoomRecord, events: list[Event]) -> bool:
+    async def create(
+        self, record: RoomRecord, events: list[Event], *, unopened_ttl_ms: int | None = None
+    ) -> bool:
         if record.code in self._records:
             return False
         self._records[record.code] = record

@@ -347,3 +347,42 @@ async def test_a_hearing_process_applies_commands_on_its_newest_record(
     events = await a.store.events_since(room, 0)
     assert events is not None
     assert sum(1 for e in events if e.kind == "card_played") == 1
+
+
+async def test_a_room_nobody_opened_expires_soon_in_redis_and_is_not_kept_locally(
+    redis_client: Redis, prefix: str
+) -> None:
+    """A room made over HTTP expires from Redis after `room_unused_seconds` unless someone
+    uses it (a join, a socket: a commit someone made gives it the full TTL); a tournament's
+    table gets the full TTL at once. And what a process keeps of each room it served goes
+    once the room is idle: with rooms in Redis the sweep deletes nothing, and these tables
+    used to grow with every room ever made."""
+    clock = Clock()
+    store = RedisRoomStore(redis_client, prefix=prefix, idle_ttl_seconds=3600)
+    bus = RedisBus(redis_client, store.channel, store.versions, heard=store.heard)
+    config = AppSettings(database_url="memory://", room_unused_seconds=60, room_idle_seconds=600)
+    service = RoomService(config, store, bus, MemoryRecorder(), clock=clock)
+    service.share(store)
+    try:
+        unopened = await service.create_room("A", None, drop_departed=True)
+        joined = await service.create_room("B", None, drop_departed=True)
+        table = await service.create_room("C", None)
+        await service.join(joined.room, "Friend")
+
+        async def ttl(room: str) -> int:
+            return int(await redis_client.pttl(store.key(room, "state")))
+
+        assert 0 < await ttl(unopened.room) <= 60_000
+        assert 3_000_000 < await ttl(joined.room) <= 3_600_000
+        assert 3_000_000 < await ttl(table.room) <= 3_600_000
+
+        assert await service.sweep() == 0
+        assert set(service._touched) == {unopened.room, joined.room, table.room}
+        clock.now += 601_000
+        await service.sweep()
+        assert service._touched == {} and service._unopened == {}
+        assert service._locks == {}
+        # Still served (Redis holds them): the process's tables refill on use.
+        assert (await service.summary(joined.room)) is not None
+    finally:
+        await bus.close()

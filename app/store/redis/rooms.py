@@ -211,7 +211,9 @@ class RedisRoomStore:
 
     # --- the RoomStore interface --------------------------------------------------------
 
-    async def create(self, record: RoomRecord, events: list[Event]) -> bool:
+    async def create(
+        self, record: RoomRecord, events: list[Event], *, unopened_ttl_ms: int | None = None
+    ) -> bool:
         room = record.code
         entry = self._entry(room)
         state_blob = _state_blob(record.state)
@@ -227,7 +229,7 @@ class RedisRoomStore:
                 state_blob,
                 meta_blob,
                 "",
-                self._ttl_ms,
+                min(self._ttl_ms, unopened_ttl_ms or self._ttl_ms),
                 self._states_kept,
                 events[0].version if events else version,
                 _events_blob(events) if events else "",
