@@ -461,4 +461,9 @@ export default {
   'ev.player_left_away': '{name} left; the seat was freed',
   'list.sep': ', ',
   'lobby.need_two': 'At least two players are needed: send the invite link, or add a bot.',
+  'match.finished_one': 'Finished after 1 round.',
+  'match.running_one': 'In progress: 1 round played.',
+  'match.abandoned': 'Abandoned after {n} rounds: the room closed before the match ended.',
+  'match.abandoned_one': 'Abandoned after 1 round: the room closed before the match ended.',
+  'match.rounds_won': 'Rounds won',
 };

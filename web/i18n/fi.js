@@ -461,4 +461,9 @@ export default {
   'ev.player_left_away': '{name} lähti; paikka vapautettiin',
   'list.sep': ', ',
   'lobby.need_two': 'Aloittamiseen tarvitaan vähintään kaksi pelaajaa: lähetä kutsulinkki tai lisää botti.',
+  'match.finished_one': 'Päättyi 1 kierroksen jälkeen.',
+  'match.running_one': 'Käynnissä: 1 kierros pelattu.',
+  'match.abandoned': 'Keskeytyi {n} kierroksen jälkeen: huone suljettiin ennen ottelun loppua.',
+  'match.abandoned_one': 'Keskeytyi 1 kierroksen jälkeen: huone suljettiin ennen ottelun loppua.',
+  'match.rounds_won': 'Voitetut kierrokset',
 };

