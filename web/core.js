@@ -521,6 +521,26 @@ export function displayName(seat) {
   return m ? t('seat.bot_name', { n: Number(m[1]) }) : seat.name;
 }
 
+const NAME_SEGMENTER = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+const FIT_TAIL = 6; // graphemes of a long name's end that always show
+
+/**
+ * A name in a narrow place (a phone's seat tile, the recent plays): when it is cut, its start
+ * gives way with an ellipsis and its last graphemes stay ("Alexandr…mith 1"), so two long
+ * names that differ only at the end ("… 1", "… 2") are still told apart. The element's text
+ * is the whole name (the ellipsis is drawn by CSS), and so is its title.
+ */
+export function nameFit(name, { cls = 'seat-name', testid } = {}) {
+  const text = String(name ?? '');
+  const parts = NAME_SEGMENTER ? [...NAME_SEGMENTER.segment(text)].map((x) => x.segment) : [...text];
+  const attrs = { class: [cls, 'fit'], dir: 'auto', title: text, testid };
+  if (parts.length <= FIT_TAIL + 6) return h('span', attrs, text);
+  attrs.class.push('split');
+  return h('span', attrs,
+    h('span', { class: 'fit-head' }, parts.slice(0, -FIT_TAIL).join('')),
+    h('span', { class: 'fit-tail' }, parts.slice(-FIT_TAIL).join('')));
+}
+
 /**
  * The name an event carries, as shown: a bot's in the page's language. The event's own `bot` and
  * `player_id` say whose it is (player_joined, player_left); else the seat of that number in

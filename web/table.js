@@ -1,6 +1,6 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
-import { h, api, t, formatNumber, displayName, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab } from './core.js';
+import { h, api, t, formatNumber, displayName, nameFit, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab } from './core.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectatorCount, hostCountdown } from './lobby.js';
 
 
@@ -48,7 +48,7 @@ function seatTile(S, actions, seat, index, count) {
   },
   h('div', { class: 'seat-head' },
     isTurn && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, `seat-${seat.seat}-timer`) : null,
-    h('span', { class: 'seat-name', dir: 'auto', title: displayName(seat) }, displayName(seat)),
+    nameFit(displayName(seat), { testid: `seat-${seat.seat}-name` }),
     seatBadges(seat, view)),
   h('div', { class: 'seat-cards' },
     Array.isArray(seat.backs) && seat.backs.length
@@ -140,7 +140,7 @@ function recentPlays(S) {
   return h('ol', { class: 'recent-plays', testid: 'recent-plays', 'aria-label': t('table.recent') },
     plays.map((e, i) => h('li', { class: i === plays.length - 1 && 'newest', dataset: { key: `rp-${e.version}` } },
       cardEl(e.event.card, { small: true, chosenColor: e.event.color }),
-      h('bdi', { class: 'recent-name' }, playerOf(e)))));
+      nameFit(playerOf(e), { cls: 'recent-name' }))));
 }
 
 // --- drag a card to the pile ------------------------------------------------------------------

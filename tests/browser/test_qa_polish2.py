@@ -104,3 +104,44 @@ def test_a_match_record_with_nothing_in_it_shows_no_null(make_page: Callable[...
     expect(other.get_by_test_id("match-page-winner")).to_contain_text("Ayşe wins the match!")
     label = other.get_by_test_id("score-chart").locator("svg").get_attribute("aria-label") or ""
     assert label == "Scores over the rounds: Ayşe 12", label
+
+
+LONG = ["Alexandrina Montgomery-Smith 1", "Alexandrina Montgomery-Smith 2"]
+
+
+@pytest.mark.parametrize("opponents", [2, 3])
+def test_long_names_at_a_phone_table_keep_their_ends_and_the_whole_name(
+    make_page: Callable[..., Page], artifacts: Any, opponents: int
+) -> None:
+    page = make_page(**PHONE)
+    view = fv.classic_view(now_ms())
+    view["seats"] = view["seats"][: opponents + 1]
+    for i, name in enumerate([*LONG, "Alexandrina Montgomery-Smith 3"][:opponents], 1):
+        view["seats"][i].update(name=name, bot=False, player_id=f"p{i}")
+    site = FakeSite(page, view)
+    site.open_room()
+    # Both were cut to "Alexandrina…": two players could not be told apart.
+    for seat, name in ((1, LONG[0]), (2, LONG[1])):
+        el = page.get_by_test_id(f"seat-{seat}-name")
+        expect(el).to_have_attribute("title", name)
+        expect(el).to_have_text(name)  # the text is whole; only CSS draws the ellipsis
+        expect(page.get_by_test_id(f"seat-{seat}")).to_have_attribute(
+            "aria-label", re.compile(f"^{name}, ")
+        )
+        tail = el.locator(".fit-tail")
+        expect(tail).to_have_text(name[-6:])
+        fits = tail.evaluate(
+            """(t) => {
+                const r = t.getBoundingClientRect();
+                const box = t.closest('[data-testid^=seat-]').getBoundingClientRect();
+                return t.scrollWidth <= t.clientWidth + 1 && r.width > 0
+                    && r.left >= box.left && r.right <= box.right;
+            }"""
+        )
+        assert fits, f"the end of {name!r} is not in sight"
+    # The recent plays name the player the same way.
+    site.push_event({"kind": "card_played", "seat": 2, "card": fv.card(41, "red", "number", 3)}, view)
+    recent = page.get_by_test_id("recent-plays").locator(".recent-name").last
+    expect(recent).to_have_attribute("title", LONG[1])
+    expect(recent.locator(".fit-tail")).to_be_visible()
+    page.screenshot(path=str(artifacts / f"long-names-{opponents}.png"))
