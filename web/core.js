@@ -662,6 +662,9 @@ export function describe(ev, view) {
       // A departed seat freed by its timer: the player_left that follows says it all.
       if (ev.timer === 'lobby_drop') return null;
       return t('ev.timer_expired', { ...p, timer: has(`timer.${ev.timer || ev.deadline}`) ? t(`timer.${ev.timer || ev.deadline}`) : '' });
+    case 'settings_changed':
+      // `changes`: added by the client from the settings it had before (app.js).
+      return ev.changes?.length ? t('ev.settings_changed_to', { changes: changesText(ev.changes) }) : t('ev.settings_changed');
     case 'chat':
       if (!ev.spectator) return `${p.name}: ${p.text}`;
       // A spectator's line says so, once: one without a name shows as just "Spectator".
@@ -672,6 +675,42 @@ export function describe(ev, view) {
       if (has(`ev.${ev.kind}`)) return t(`ev.${ev.kind}`, p);
       return null;
   }
+}
+
+// === settings in words ====================================================================
+// A room's settings as people read them: the rules summary at the table and what a
+// `settings_changed` event changed. The labels are the settings form's (`set.*`).
+
+// In the settings form's order; a key without a label (test hooks, tournament keys) is left out.
+export const SETTING_KEYS = ['variant', 'deck', 'custom_wilds', 'first_card', 'flip_discard', 'max_players',
+  'draw', 'max_draw', 'forced_play', 'no_voluntary_draw',
+  'stack_draw2', 'stack_draw4', 'stack_draw4_on_draw2', 'seven_zero', 'jump_in', 'bluffing', 'uno_penalty', 'false_catch_penalty',
+  'scoring', 'target_score', 'turn_seconds', 'uno_window_ms', 'challenge_seconds', 'afk_timeouts', 'next_round_seconds'];
+
+/** A setting's value in words: "On", "Flip", "4", the Customizable cards' effects. */
+export function settingValue(key, value) {
+  if (typeof value === 'boolean') return t(value ? 'set.on' : 'set.off');
+  if (key === 'custom_wilds') {
+    const list = Array.isArray(value) ? value : [];
+    return list.length ? listText(list.map((w) => w.label || t(`effect.${w.effect}`, { n: w.n ?? '' }))) : t('set.none');
+  }
+  if (typeof value === 'number') return formatNumber(value);
+  if (value == null) return '–';
+  return has(`set.${key}.${value}`) ? t(`set.${key}.${value}`) : String(value);
+}
+
+/** What changed from `before` to `after`, in the form's order: [{key, from, to}]. */
+export function settingsChanges(before, after) {
+  if (!before || !after) return null;
+  return SETTING_KEYS.filter((k) => k in after && has(`set.${k}`) && JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null))
+    .map((k) => ({ key: k, from: before[k] ?? null, to: after[k] }));
+}
+
+/** "Cards for a missed UNO: 2 → 4" for each change, as one list. */
+export function changesText(changes) {
+  return listText(changes.map((c) => t('set.change', {
+    label: t(`set.${c.key}`), from: c.from == null ? '–' : settingValue(c.key, c.from), to: settingValue(c.key, c.to),
+  })));
 }
 
 // === countdown rings =====================================================================

@@ -1,6 +1,7 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
-import { h, api, t, formatNumber, displayName, nameFit, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab } from './core.js';
+import { h, api, t, formatNumber, displayName, nameFit, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab, SETTING_KEYS, settingValue, has } from './core.js';
+import { DEFAULTS } from './settings.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectatorCount, hostCountdown } from './lobby.js';
 
 
@@ -367,6 +368,53 @@ function scoreboard(S) {
     view.match_id ? h('a', { href: `/m/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
 }
 
+/**
+ * The rules this room plays with, from its settings: every setting the view names, a house rule
+ * or any other value that is not the default marked. Folded by default; the table's Rules
+ * button opens it.
+ */
+function rulesPanel(S, actions) {
+  // A key the view does not send has the rules' default.
+  const st = { ...DEFAULTS, ...(S.view.settings || {}) };
+  const variant = st.variant || 'classic';
+  // Settings that do nothing in this variant are left out (as the form hides them).
+  const unused = new Set([
+    variant !== 'classic' && 'deck', variant !== 'classic' && 'custom_wilds', variant === 'all_wild' && 'first_card',
+    variant !== 'flip' && 'flip_discard', st.draw !== 'until_playable' && 'max_draw',
+    (st.scoring === 'none' || st.match_rounds) && 'target_score',
+  ].filter(Boolean));
+  const keys = SETTING_KEYS.filter((k) => k in st && !unused.has(k) && has(`set.${k}`));
+  const changed = (k) => JSON.stringify(st[k]) !== JSON.stringify(DEFAULTS[k]);
+  const house = keys.filter(changed).length;
+  return h('details', {
+    class: 'panel rules-panel', testid: 'rules-summary', id: 'rules-summary',
+    open: !!S.showRules, 'data-controlled': '',
+    ontoggle: (e) => { S.showRules = e.currentTarget.open; },
+  },
+  h('summary', { testid: 'rules-toggle' }, h('h2', {}, t('rules.title')),
+    h('span', { class: 'muted rules-count' }, house ? t('rules.changed', { n: house }) : t('rules.standard'))),
+  h('dl', { class: 'rules-list' }, keys.map((k) => h('div', { class: ['rule', changed(k) && 'changed'], testid: `rule-${k}` },
+    h('dt', {}, t(`set.${k}`)),
+    h('dd', {}, settingValue(k, st[k]), changed(k) ? h('span', { class: 'rule-mark', title: t('rules.not_default') }, h('span', { class: 'sr-only' }, ` (${t('rules.not_default')})`), ' ★') : null)))));
+}
+
+/** The way to the rules summary from your area (the side panels are below the hand on a phone). */
+function rulesButton(S, actions) {
+  return h('button', {
+    type: 'button', class: 'ghost small rules-btn', testid: 'rules-btn', 'aria-controls': 'rules-summary',
+    'aria-expanded': String(!!S.showRules), onclick: () => showRules(S, actions),
+  }, t('rules.button'));
+}
+
+/** Open the rules summary and bring it into sight (the table's Rules button). */
+function showRules(S, actions) {
+  S.showRules = true;
+  actions.render();
+  const el = document.getElementById('rules-summary');
+  el?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  el?.querySelector('summary')?.focus({ preventScroll: true });
+}
+
 function logPanel(S) {
   const list = h('ol', { class: 'log', testid: 'event-log', id: 'event-log', dataset: { autoscroll: '' } },
     S.log.filter((e) => e.event.kind !== 'chat').slice(-60).map((e) => {
@@ -411,7 +459,8 @@ export function tableScreen(S, actions) {
         me ? h('div', { class: 'me-head', testid: `seat-${me.seat}` },
           h('span', { class: 'seat-name', dir: 'auto' }, displayName(me)), ' ', h('span', { class: 'muted' }, `(${t('seat.you')})`),
           me.uno ? h('span', { class: 'badge uno', testid: 'my-uno' }, t('seat.uno')) : null,
-          seatBadges(me, view)) : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
+          seatBadges(me, view), rulesButton(S, actions)) : h('div', { class: 'me-head' },
+          h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')), rulesButton(S, actions)),
         // Under a challenge the dialog's two buttons are the moves; no third "Draw" beside them.
         view.you && !(movesOf(view).challenge || movesOf(view).accept) ? actionBar(S, actions) : null,
         view.you ? handEl(S, actions) : null)),
@@ -419,6 +468,7 @@ export function tableScreen(S, actions) {
       view.spectators || view.host_deadline ? h('div', { class: 'table-meta', testid: 'table-meta' },
         spectatorCount(view), hostCountdown(S, view)) : null,
       scoreboard(S),
+      rulesPanel(S, actions),
       logPanel(S),
       chatPanel(S, actions),
       h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy')),

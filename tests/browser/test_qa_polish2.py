@@ -145,3 +145,70 @@ def test_long_names_at_a_phone_table_keep_their_ends_and_the_whole_name(
     expect(recent).to_have_attribute("title", LONG[1])
     expect(recent.locator(".fit-tail")).to_be_visible()
     page.screenshot(path=str(artifacts / f"long-names-{opponents}.png"))
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_table_shows_the_rooms_rules_from_a_button_beside_your_name(
+    make_page: Callable[..., Page], artifacts: Any, lang: str
+) -> None:
+    page = make_page(locale=LOCALES[lang], **PHONE)
+    view = fv.classic_view(now_ms())
+    view["settings"].update(seven_zero=True, uno_penalty=4)
+    FakeSite(page, view).open_room(lang=lang)
+    rules = page.get_by_test_id("rules-summary")
+    expect(rules.locator("dl")).not_to_be_visible()  # folded until asked for
+    button = page.get_by_test_id("rules-btn")
+    expect(button).to_be_visible()
+    # The button sits in your area: the hand's first row is still in sight under it.
+    hand = page.get_by_test_id("hand").bounding_box()
+    assert hand and hand["y"] < 844, hand
+    button.click()
+    expect(rules.locator("dl")).to_be_visible()
+    expect(rules).to_be_in_viewport()
+    expect(button).to_have_attribute("aria-expanded", "true")
+    if lang == "en":
+        expect(rules.get_by_test_id("rule-variant")).to_contain_text("Classic")
+        expect(rules.get_by_test_id("rule-seven_zero")).to_contain_text("On (not standard)")
+        expect(rules.get_by_test_id("rule-uno_penalty")).to_contain_text("4 (not standard)")
+        expect(rules.get_by_test_id("rule-jump_in")).to_contain_text("Off")
+        expect(rules.get_by_test_id("rules-toggle")).to_contain_text(
+            "2 not standard"
+        )
+    else:
+        expect(rules.get_by_test_id("rule-uno_penalty")).to_contain_text("۴")
+        expect(rules.get_by_test_id("rule-seven_zero")).to_contain_text("روشن")
+    # Settings of another variant are left out; Flip's own are there in Flip.
+    expect(rules.get_by_test_id("rule-flip_discard")).to_have_count(0)
+    page.screenshot(path=str(artifacts / f"rules-summary-{lang}.png"))
+
+
+def test_a_settings_change_says_what_changed(make_page: Callable[..., Page]) -> None:
+    # A player who is not the host: the lobby has no log, a toast says it.
+    page = make_page()
+    lobby = fv.lobby_view(now_ms())
+    lobby["you"] = {"seat": 2, "hand": [], "moves": {"play": []}}
+    site = FakeSite(page, lobby)
+    site.open_room()
+    after = {**lobby, "settings": {**lobby["settings"], "uno_penalty": 4, "jump_in": True}}
+    site.push_event({"kind": "settings_changed", "settings": after["settings"]}, after)
+    # It said "Settings changed", not which.
+    expect(page.get_by_test_id("toast")).to_have_text(
+        "Settings changed — Jump-in with an identical card: Off → On, Cards for a missed UNO: 2 → 4"
+    )
+    # The host, who made the change, is not toasted; the live region says it; so does the log
+    # at the table, in the language picked later.
+    host = make_page()
+    hsite = FakeSite(host, fv.lobby_view(now_ms()))
+    hsite.open_room()
+    flip = {**lobby, "you": fv.lobby_view()["you"]}
+    flip["settings"] = {**lobby["settings"], "variant": "flip"}
+    hsite.push_event({"kind": "settings_changed", "settings": flip["settings"]}, flip)
+    expect(host.get_by_test_id("live")).to_contain_text("Settings changed — Variant: Classic → Flip")
+    expect(host.get_by_test_id("toast")).to_have_count(0)
+    table = fv.classic_view(now_ms())
+    table["settings"]["variant"] = "flip"
+    hsite.push_event({"kind": "round_started", "round": 1, "dealer": 1}, table)
+    host.get_by_test_id("lang").select_option("fi")
+    expect(host.get_by_test_id("event-log")).to_contain_text(
+        "Asetukset muuttuivat — Muunnelma: Klassinen → Flip"
+    )
