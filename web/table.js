@@ -1,6 +1,6 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
-import { h, api, t, formatNumber, displayName, nameFit, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab, SETTING_KEYS, settingValue, has } from './core.js';
+import { h, api, t, formatNumber, displayName, nameFit, faceOf, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab, SETTING_KEYS, settingValue, has } from './core.js';
 import { DEFAULTS } from './settings.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectatorCount, hostCountdown } from './lobby.js';
 
@@ -347,6 +347,11 @@ function goalText(view) {
   return t(st.scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: formatNumber(st.target_score) });
 }
 
+function scoringMode(view) {
+  const mode = view.settings?.scoring;
+  return ['winner_collects', 'lowest_wins', 'none'].includes(mode) ? mode : 'winner_collects';
+}
+
 /** A finished tournament table deals no new match: the tournament goes on elsewhere. */
 function tournamentDone(S) {
   return !!S.session?.tournament && S.view?.status === 'match_over';
@@ -604,6 +609,19 @@ function historyPart(S, actions, matchId) {
   return h('p', { class: 'muted', testid: 'history-loading' }, t('join.loading'));
 }
 
+// What a card left in a hand is worth (RULES 16, 19, 26, on the side in play), to show each
+// hand's points in the round summary. Display only: the server's `points` are the score.
+const FLIP_POINTS = { draw1: 10, draw5: 20, reverse: 20, skip: 20, flip: 20, skip_everyone: 30, wild: 40, wild_draw2: 50, wild_draw_color: 60 };
+
+export function cardPoints(card, variant) {
+  const f = faceOf(card);
+  if (!f) return 0;
+  if (f.kind === 'number') return f.value || 0;
+  if (variant === 'all_wild') return f.kind === 'wild' ? 20 : 50;
+  if (variant === 'flip') return FLIP_POINTS[f.kind] ?? 0;
+  return ['skip', 'reverse', 'draw2'].includes(f.kind) ? 20 : 50;
+}
+
 export function summaryOverlay(S, actions) {
   const view = S.view;
   const ev = S.summary;
@@ -628,10 +646,16 @@ export function summaryOverlay(S, actions) {
   ev && ev.winner != null ? h('p', { class: 'winner', testid: 'round-winner' }, t('summary.round_winner', { name: seatName(view, ev.winner) })) : null,
   matchOver && winner != null ? h('p', { class: 'match-winner', testid: 'match-winner' }, '🏆 ', t('summary.match_winner', { name: seatName(view, winner) })) : null,
   h('table', { class: 'scores summary-table' },
-    h('thead', {}, h('tr', {}, h('th', {}, t('score.player')), h('th', {}, t('summary.hand')), h('th', {}, t('summary.points')), h('th', {}, t('summary.total')))),
+    // How the points columns relate: who scores the cards left in the hands.
+    h('caption', { class: 'muted', testid: 'summary-how' }, t(`summary.how.${scoringMode(view)}`)),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('score.player')), h('th', { scope: 'col' }, t('summary.hand')),
+      h('th', { scope: 'col', class: 'num' }, t('summary.points')), h('th', { scope: 'col', class: 'num' }, t('summary.total')))),
     h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
       h('td', {}, h('bdi', {}, displayName(seat))),
-      h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
+      // The cards left and what they are worth ("9 pts"), under them.
+      h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true }))),
+        ev?.hands ? h('span', { class: 'hand-points', testid: `summary-hand-points-${seat.seat}` },
+          t('summary.hand_points', { n: (ev.hands[seat.seat] || []).reduce((sum, c) => sum + cardPoints(c, view.settings?.variant), 0) })) : null),
       h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
       h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
   goalText(view) ? h('p', { class: 'muted' }, goalText(view)) : null,

@@ -212,3 +212,53 @@ def test_a_settings_change_says_what_changed(make_page: Callable[..., Page]) -> 
     expect(host.get_by_test_id("event-log")).to_contain_text(
         "Asetukset muuttuivat — Muunnelma: Klassinen → Flip"
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "fi", "fa"])
+def test_the_round_summary_labels_each_hands_points(
+    make_page: Callable[..., Page], artifacts: Any, lang: str
+) -> None:
+    page = make_page(locale=LOCALES[lang], **PHONE)
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang=lang)
+    over = fv.classic_view(now_ms())
+    over["status"] = "round_over"
+    site.push_event(fv.round_ended_event(), over)
+    summary = page.get_by_test_id("round-summary")
+    expect(summary).to_be_visible()
+    # Blue 9, a Wild, a Skip: what each hand left is worth, labeled; they add up to the
+    # winner's 79 (winner collects), which the caption explains.
+    worth = {"en": ["0 pts left", "9 pts left", "50 pts left", "20 pts left"],
+             "fi": ["0 p jäljellä", "9 p jäljellä", "50 p jäljellä", "20 p jäljellä"],
+             "fa": ["۰ امتیاز مانده", "۹ امتیاز مانده", "۵۰ امتیاز مانده", "۲۰ امتیاز مانده"]}[lang]
+    for seat, text in enumerate(worth):
+        expect(page.get_by_test_id(f"summary-hand-points-{seat}")).to_have_text(text)
+    headers = summary.locator(".summary-table thead th")
+    expect(headers).to_have_count(4)
+    for i in range(4):
+        assert (headers.nth(i).inner_text() or "").strip(), "a column without a label"
+    if lang == "en":
+        expect(headers).to_have_text(["Player", "Cards left", "Round points", "Total"])
+        expect(page.get_by_test_id("summary-how")).to_have_text(
+            "The round's winner scores the points of the cards left in every other hand."
+        )
+    # The table fits the phone: the Total column is not cut off.
+    total = page.get_by_test_id("summary-total-3").bounding_box()
+    panel = summary.bounding_box()
+    assert total and panel and total["x"] + total["width"] <= panel["x"] + panel["width"], (total, panel)
+    page.screenshot(path=str(artifacts / f"summary-hand-points-{lang}.png"))
+
+
+def test_a_flip_hand_is_counted_on_the_side_in_play(make_page: Callable[..., Page]) -> None:
+    page = make_page()
+    site = FakeSite(page, fv.flip_view(now_ms()))
+    site.open_room()
+    over = fv.flip_view(now_ms())
+    over["status"] = "round_over"
+    event = fv.round_ended_event()
+    face = lambda c, k, v=None: {"id": 0, "face": {"color": c, "kind": k, "value": v}, "color": c, "kind": k, "value": v}  # noqa: E731
+    event["hands"] = [[], [face("teal", "skip_everyone"), face(None, "wild_draw_color")], [face("pink", "number", 7)], []]
+    event["points"] = [97, 0, 0, 0]
+    site.push_event(event, over)
+    expect(page.get_by_test_id("summary-hand-points-1")).to_have_text("90 pts left")
+    expect(page.get_by_test_id("summary-hand-points-2")).to_have_text("7 pts left")

@@ -150,7 +150,7 @@ export default {
   'summary.round_winner': '{name} این دست را برد',
   'summary.match_winner': '{name} مسابقه را برد!',
   'summary.hand': 'کارت‌های باقی‌مانده',
-  'summary.points': 'امتیاز',
+  'summary.points': 'امتیاز این دست',
   'summary.total': 'مجموع',
   'summary.history': 'پرونده‌ی مسابقه',
   'summary.next_round': 'دست بعدی',
@@ -476,4 +476,8 @@ export default {
   'rules.changed': '{n} مورد غیراستاندارد',
   'rules.standard': 'قوانین استاندارد',
   'rules.not_default': 'غیراستاندارد',
+  'summary.hand_points': '{n} امتیاز مانده',
+  'summary.how.winner_collects': 'برندهٔ دست امتیاز کارت‌های باقی‌مانده در دست بقیه را می‌گیرد.',
+  'summary.how.lowest_wins': 'هر بازیکن امتیاز کارت‌های باقی‌مانده در دست خودش را می‌گیرد؛ کمترین مجموع برنده است.',
+  'summary.how.none': 'امتیازی نگه داشته نمی‌شود: برندهٔ دست برندهٔ بازی است.',
 };

@@ -149,7 +149,7 @@ export default {
   'summary.title': 'Kierros {round} päättyi',
   'summary.round_winner': '{name} voitti kierroksen',
   'summary.match_winner': '{name} voitti ottelun!',
-  'summary.hand': 'Jäljelle jäänyt käsi',
+  'summary.hand': 'Kortit jäljellä',
   'summary.points': 'Pisteet',
   'summary.total': 'Yhteensä',
   'summary.history': 'Ottelun tiedot',
@@ -476,4 +476,8 @@ export default {
   'rules.changed': '{n} poikkeaa vakiosta',
   'rules.standard': 'Vakiosäännöt',
   'rules.not_default': 'poikkeaa vakiosta',
+  'summary.hand_points': '{n} p jäljellä',
+  'summary.how.winner_collects': 'Kierroksen voittaja saa muiden käsiin jääneiden korttien pisteet.',
+  'summary.how.lowest_wins': 'Jokainen saa omaan käteensä jääneiden korttien pisteet; pienin yhteispistemäärä voittaa.',
+  'summary.how.none': 'Pisteitä ei lasketa: kierroksen voittaja voittaa ottelun.',
 };
