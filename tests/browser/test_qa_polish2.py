@@ -262,3 +262,30 @@ def test_a_flip_hand_is_counted_on_the_side_in_play(make_page: Callable[..., Pag
     site.push_event(event, over)
     expect(page.get_by_test_id("summary-hand-points-1")).to_have_text("90 pts left")
     expect(page.get_by_test_id("summary-hand-points-2")).to_have_text("7 pts left")
+
+
+@pytest.mark.parametrize("lang", ["tr", "fi", "fa"])
+def test_the_invite_link_and_its_button_fit_a_phone_in_every_language(
+    make_page: Callable[..., Page], artifacts: Any, lang: str
+) -> None:
+    page = make_page(locale=LOCALES[lang], **PHONE)
+    FakeSite(page, fv.lobby_view(now_ms())).open_room(lang=lang)
+    field = page.get_by_test_id("invite-url")
+    button = page.get_by_test_id("copy-invite")
+    # Turkish squeezed the link to "http://uno.t" beside "Davet bağlantısını kopyala".
+    box = field.bounding_box()
+    assert box and box["width"] >= 200, box
+    expect(button).to_have_text({"tr": "Kopyala", "fi": "Kopioi", "fa": "رونوشت"}[lang])
+    expect(button).to_have_attribute(
+        "aria-label",
+        {"tr": "Davet bağlantısını kopyala", "fi": "Kopioi kutsulinkki", "fa": "رونوشت پیوند دعوت"}[lang],
+    )
+    for el in (field, button):
+        fits = el.evaluate(
+            "e => { const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth"
+            " && (e.tagName === 'INPUT' || e.scrollWidth <= e.clientWidth + 1); }"
+        )
+        assert fits, el
+    page.screenshot(
+        path=str(artifacts / f"invite-{lang}.png"), clip={"x": 0, "y": 0, "width": 390, "height": 300}
+    )

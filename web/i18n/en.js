@@ -480,4 +480,5 @@ export default {
   'summary.how.winner_collects': 'The round\'s winner scores the points of the cards left in every other hand.',
   'summary.how.lowest_wins': 'Each player adds the points of the cards left in their own hand; the lowest total wins.',
   'summary.how.none': 'No points are kept: the round\'s winner wins the match.',
+  'lobby.copy_short': 'Copy',
 };

@@ -480,4 +480,5 @@ export default {
   'summary.how.winner_collects': 'Kierroksen voittaja saa muiden käsiin jääneiden korttien pisteet.',
   'summary.how.lowest_wins': 'Jokainen saa omaan käteensä jääneiden korttien pisteet; pienin yhteispistemäärä voittaa.',
   'summary.how.none': 'Pisteitä ei lasketa: kierroksen voittaja voittaa ottelun.',
+  'lobby.copy_short': 'Kopioi',
 };

@@ -480,4 +480,5 @@ export default {
   'summary.how.winner_collects': 'Eli kazanan, diğer ellerde kalan kartların puanlarını alır.',
   'summary.how.lowest_wins': 'Her oyuncu kendi elinde kalan kartların puanını toplamına ekler; en düşük toplam kazanır.',
   'summary.how.none': 'Puan tutulmaz: eli kazanan maçı kazanır.',
+  'lobby.copy_short': 'Kopyala',
 };
