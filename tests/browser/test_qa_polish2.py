@@ -289,3 +289,53 @@ def test_the_invite_link_and_its_button_fit_a_phone_in_every_language(
     page.screenshot(
         path=str(artifacts / f"invite-{lang}.png"), clip={"x": 0, "y": 0, "width": 390, "height": 300}
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "count", "full"),
+    [
+        ("en", "32 of 32 characters", "A name can have at most 32 characters."),
+        ("tr", "32 / 32 karakter", "Ad en fazla 32 karakter olabilir."),
+        ("fi", "32 / 32 merkkiä", "Nimessä voi olla enintään 32 merkkiä."),
+        ("fa", "۳۲ از ۳۲ نویسه", "نام حداکثر ۳۲ نویسه می‌تواند داشته باشد."),
+    ],
+)
+def test_the_name_field_shows_its_limit(
+    make_page: Callable[..., Page], lang: str, count: str, full: str
+) -> None:
+    page = make_page(locale=LOCALES[lang], **PHONE)
+    FakeSite(page, fv.lobby_view(now_ms()))
+    page.goto(f"{ORIGIN}/")
+    page.evaluate(f"localStorage.setItem('uno.lang', '{lang}')")
+    page.goto(f"{ORIGIN}/")
+    field = page.get_by_test_id("create-name")
+    field.fill("")
+    # The limit shows before it is reached, and the field is described by it.
+    expect(page.get_by_test_id("create-name-count")).to_contain_text("۳۲" if lang == "fa" else "32")
+    described = (field.get_attribute("aria-describedby") or "").split()
+    assert "create-name-limit" in described, described
+    field.type("Ali")
+    expect(page.get_by_test_id("create-name-count")).to_contain_text("3" if lang != "fa" else "۳")
+    expect(page.get_by_test_id("create-name-full")).to_have_text("")
+    # Typing on past 32 stopped without a word: it says why now (a family emoji counts one).
+    field.fill("")
+    field.type("👨‍👩‍👧" + "x" * 34)
+    assert field.input_value() == "👨‍👩‍👧" + "x" * 31
+    expect(page.get_by_test_id("create-name-count")).to_have_text(count)
+    expect(page.get_by_test_id("create-name-full")).to_have_text(full)
+
+
+def test_the_tournament_name_fields_show_the_limit_too(make_page: Callable[..., Page]) -> None:
+    page = make_page(locale="tr-TR")
+    FakeSite(page, fv.lobby_view(now_ms()))
+    page.goto(f"{ORIGIN}/")
+    page.evaluate("localStorage.setItem('uno.lang', 'tr')")
+    page.goto(f"{ORIGIN}/")
+    page.get_by_test_id("host-tour-open").click()
+    field = page.get_by_test_id("host-tour-host-name")
+    field.fill("")
+    field.type("y" * 33)
+    expect(page.get_by_test_id("host-tour-host-name-count")).to_have_text("32 / 32 karakter")
+    expect(page.get_by_test_id("host-tour-host-name-full")).to_have_text(
+        "Ad en fazla 32 karakter olabilir."
+    )

@@ -385,7 +385,7 @@ export default {
   'name.empty': 'Type your name.',
   'name.too_long': 'A name can have at most 32 characters.',
   'name.bad_char': 'A name cannot contain control characters.',
-  'name.count': '{n} of 32',
+  'name.count': '{n} of 32 characters',
   'err.bad_name': 'That name is not allowed: 1 to 32 characters, no control characters.',
   'err.bad_request': 'The server could not accept that.',
   'err.name_taken': 'Someone in this room already has that name.',

@@ -385,7 +385,7 @@ export default {
   'name.empty': 'Kirjoita nimesi.',
   'name.too_long': 'Nimessä voi olla enintään 32 merkkiä.',
   'name.bad_char': 'Nimessä ei voi olla ohjausmerkkejä.',
-  'name.count': '{n} / 32',
+  'name.count': '{n} / 32 merkkiä',
   'err.bad_name': 'Nimi ei kelpaa: 1–32 merkkiä, ei ohjausmerkkejä.',
   'err.bad_request': 'Palvelin ei voinut hyväksyä tätä.',
   'err.name_taken': 'Huoneessa on jo tämänniminen pelaaja.',

@@ -385,7 +385,7 @@ export default {
   'name.empty': 'Adınızı yazın.',
   'name.too_long': 'Ad en fazla 32 karakter olabilir.',
   'name.bad_char': 'Ad kontrol karakterleri içeremez.',
-  'name.count': '{n} / 32',
+  'name.count': '{n} / 32 karakter',
   'err.bad_name': 'Bu ad kullanılamaz: 1 ile 32 karakter, kontrol karakteri olmadan.',
   'err.bad_request': 'Sunucu bunu kabul edemedi.',
   'err.name_taken': 'Bu odada bu ad zaten kullanılıyor.',
