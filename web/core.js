@@ -419,7 +419,8 @@ export function cardSymbol(face) {
 export function kindName(face) {
   if (face.kind === 'number') return formatNumber(face.value);
   if (face.kind === 'wild_custom' && face.label) return face.label;
-  return t(`kind.${face.kind}`);
+  // A kind this client does not know yet is "a card", never its code.
+  return has(`kind.${face.kind}`) ? t(`kind.${face.kind}`) : t('card.unknown');
 }
 
 /** "1 card", "5 cards" (the count in the page's digits). */
@@ -436,14 +437,24 @@ export function cardName(card, chosenColor) {
   const face = faceOf(card);
   if (!face) return t('card.unknown');
   const color = face.color ?? chosenColor ?? null;
+  // A kind this client does not know yet: "a card", not "Red a card" nor its code.
+  if (face.kind !== 'number' && face.kind !== 'wild_custom' && !has(`kind.${face.kind}`)) return t('card.unknown');
   const name = kindName(face);
   if (face.kind === 'wild_custom') {
-    const effect = face.effect ? t(`effect.${face.effect}`, { n: face.n ?? '' }) : '';
+    const effect = face.effect && has(`effect.${face.effect}`) ? t(`effect.${face.effect}`, { n: face.n ?? '' }) : '';
     const base = face.label || t('kind.wild_custom');
-    return [color ? colorName(color) : '', base, effect && effect !== base ? `(${effect})` : '']
+    // The color in the language's order ("Blue …", Persian "… آبی"), then the effect.
+    return [color ? colored(colorName(color), base, !!face.label) : base, effect && effect !== base ? `(${effect})` : '']
       .filter(Boolean).join(' ');
   }
-  return color ? t('card.colored', { color: colorName(color), name }) : name;
+  return color ? colored(colorName(color), name) : name;
+}
+
+/** "Red 7", "Blue Wild": the catalog's order; `{name_lc}` lets a language say the kind in lower
+ * case after its color (Finnish "Sininen villi kortti", where English says "Blue Wild"). */
+function colored(color, name, own = false) {
+  // A player's own label keeps its letters.
+  return t('card.colored', { color, name, name_lc: own ? name : name.toLocaleLowerCase(language()) });
 }
 
 /**

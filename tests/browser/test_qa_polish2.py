@@ -339,3 +339,54 @@ def test_the_tournament_name_fields_show_the_limit_too(make_page: Callable[..., 
     expect(page.get_by_test_id("host-tour-host-name-full")).to_have_text(
         "Ad en fazla 32 karakter olabilir."
     )
+
+
+KINDS = [
+    "number", "skip", "reverse", "draw2", "wild", "wild_draw4", "wild_shuffle", "wild_custom",
+    "wild_skip", "wild_skip2", "wild_reverse", "wild_draw2", "wild_targeted_draw2",
+    "wild_forced_swap", "draw1", "flip", "draw5", "skip_everyone", "wild_draw_color",
+]  # fmt: skip
+
+CARD_NAMES = """async ([lang, kinds]) => {
+  const c = await import('/assets/core.js');
+  await c.setLanguage(lang);
+  const out = [];
+  for (const k of kinds) {
+    const wild = k.startsWith('wild');
+    out.push(c.cardName({ color: wild ? null : 'green', kind: k, value: k === 'number' ? 7 : null }));
+    if (wild) out.push(c.cardName({ color: null, kind: k, value: null }, 'blue'));
+  }
+  out.push(c.cardName({ color: null, kind: 'wild_custom', effect: 'next_draws', n: 3 }, 'red'));
+  out.push(c.cardName({ color: null, kind: 'wild_custom', effect: 'swap_hands', label: 'Swap!' }, 'red'));
+  out.push(c.cardName({ color: 'red', kind: 'some_new_kind', value: null }));
+  return out.map((x) => x.replace(/[\\u2068\\u2069]/g, ''));
+}"""
+
+
+@pytest.mark.parametrize(
+    ("lang", "examples"),
+    [
+        ("en", ["Green 7", "Wild Draw Four", "Blue Wild Draw Four", "Green Skip"]),
+        ("tr", ["Yeşil 7", "Joker +4", "Mavi Joker +4", "Yeşil Pas"]),
+        # Finnish says the kind in lower case after its color ("Vihreä Ohitus" read oddly).
+        ("fi", ["Vihreä 7", "Villi nosta neljä", "Sininen villi nosta neljä", "Vihreä ohitus"]),
+        # Persian puts the color after the card, the Customizable one too ("آبی وحشی سفارشی").
+        ("fa", ["۷ سبز", "وحشی چهار بردار", "وحشی چهار بردار آبی", "وحشی سفارشی آبی"]),
+    ],
+)
+def test_every_cards_name_reads_naturally_without_codes(
+    make_page: Callable[..., Page], lang: str, examples: list[str]
+) -> None:
+    page = make_page()
+    FakeSite(page, fv.lobby_view(now_ms()))
+    page.goto(f"{ORIGIN}/")
+    names = page.evaluate(CARD_NAMES, [lang, KINDS])
+    for name in names:
+        assert name.strip(), names
+        assert not re.search(r"_|kind\.|effect\.|card\.|undefined|null|NaN|\{", name), name
+    for example in examples:
+        assert example in names, (example, names)
+    # A kind this client does not know is "a card" in the page's language, not its code.
+    assert names[-1] == {"en": "a card", "tr": "bir kart", "fi": "kortti", "fa": "یک کارت"}[lang]
+    # A player's own label keeps its letters, whatever the language's case rule.
+    assert any("Swap!" in n for n in names), names

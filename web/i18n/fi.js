@@ -163,7 +163,7 @@ export default {
   'chat.placeholder': 'Kirjoita jotain…',
   'chat.send': 'Lähetä',
 
-  'card.colored': '{color} {name}',
+  'card.colored': '{color} {name_lc}',
   'card.unknown': 'kortti',
 
   'color.red': 'Punainen',
