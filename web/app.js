@@ -606,7 +606,9 @@ export function announce(text) {
   // Batch announcements so a burst of events is read as one message.
   announceTimer = setTimeout(() => {
     const live = document.getElementById('live');
-    const p = h('p', {}, announceQueue.splice(0).join('. '));
+    // Sentences joined with a full stop, unless one ends with its own ("Mikko said UNO!").
+    const text = announceQueue.splice(0).reduce((all, line) => (all ? `${all}${/[.!?؟…]$/.test(all) ? ' ' : '. '}${line}` : line), '');
+    const p = h('p', {}, text);
     live.append(p);
     while (live.childNodes.length > 5) live.firstChild.remove();
     announceTimer = null;

@@ -45,7 +45,7 @@ function seatTile(S, actions, seat, index, count) {
     style: pos,
     testid: `seat-${seat.seat}`,
     dataset: { count: String(n), uno: String(!!seat.uno), connected: String(!!seat.connected), key: `tile-${seat.player_id ?? seat.seat}` },
-    'aria-label': t('seat.summary', { name: displayName(seat), n }),
+    'aria-label': t('seat.summary', { name: displayName(seat), cards: cardsText(n) }),
   },
   h('div', { class: 'seat-head' },
     isTurn && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, `seat-${seat.seat}-timer`) : null,

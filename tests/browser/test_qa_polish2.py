@@ -390,3 +390,45 @@ def test_every_cards_name_reads_naturally_without_codes(
     assert names[-1] == {"en": "a card", "tr": "bir kart", "fi": "kortti", "fa": "یک کارت"}[lang]
     # A player's own label keeps its letters, whatever the language's case rule.
     assert any("Swap!" in n for n in names), names
+
+
+BOT_WORDS = {"en": ("Bot", "Bot 2"), "tr": ("Bot", "Bot 2"), "fi": ("Botti", "Botti 2"), "fa": ("ربات", "ربات ۲")}
+
+
+@pytest.mark.parametrize("lang", ["en", "tr", "fi", "fa"])
+def test_the_live_region_and_the_bot_label_speak_the_pages_language(
+    make_page: Callable[..., Page], lang: str
+) -> None:
+    page = make_page(locale=LOCALES[lang])
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang=lang)
+    view = fv.classic_view(now_ms())
+    events = [
+        {"kind": "player_joined", "seat": 2, "name": "Bot 2", "player_id": "bot-2", "bot": True},
+        {"kind": "bot_took_over", "seat": 3},
+        {"kind": "card_played", "seat": 1, "card": fv.card(41, "blue", "number", 3)},
+        {"kind": "uno_declared", "seat": 1},
+        {"kind": "card_drawn", "seat": 2, "count": 2},
+        {"kind": "timer_expired", "timer": "turn", "seat": 2},
+    ]
+    site.push_events(events, view)
+    live = page.get_by_test_id("live")
+    word, name = BOT_WORDS[lang]
+    expect(live).to_contain_text(name)
+    text = live.inner_text().replace("\u2068", "").replace("\u2069", "")
+    # No catalog key, and no English in another language's page.
+    assert not re.search(r"\b(ev|seat|timer|kind)\.\w", text), text
+    if lang != "en":
+        for english in ("played", "joined", "drew", "A bot plays", "said UNO", "Time's up"):
+            assert english not in text, (english, text)
+    if lang in ("fi", "fa"):
+        assert not re.search(r"\bBot\b", text), text
+    # A sentence ending in "!" is not followed by a second full stop.
+    assert "!." not in text, text
+    # The bot's badge at the table and its tile's name.
+    expect(page.get_by_test_id("seat-2").locator(".badge").first).to_contain_text(word)
+    expect(page.get_by_test_id("seat-2-name")).to_have_text(BOT_WORDS[lang][0] + (" 3" if lang != "fa" else " ۳"))
+    # A tile's accessible name counts cards in the language's grammar ("1 kortti", not "1 korttia").
+    one = {"en": "1 card", "tr": "1 kart", "fi": "1 kortti", "fa": "۱ کارت"}[lang]
+    label = (page.get_by_test_id("seat-1").get_attribute("aria-label") or "").replace("\u2068", "").replace("\u2069", "")
+    assert label.endswith(one), label

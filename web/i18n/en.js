@@ -85,7 +85,7 @@ export default {
   'seat.offline': 'Disconnected',
   'seat.cards': '{n} cards',
   'seat.cards_one': '1 card',
-  'seat.summary': '{name}, {n} cards',
+  'seat.summary': '{name}, {cards}',
   'seat.uno': 'UNO!',
   'seat.score': '{n} pts',
   'seat.backs': 'Backs of their cards',

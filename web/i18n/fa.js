@@ -85,7 +85,7 @@ export default {
   'seat.offline': 'قطع',
   'seat.cards': '{n} کارت',
   'seat.cards_one': '۱ کارت',
-  'seat.summary': '{name}، {n} کارت',
+  'seat.summary': '{name}، {cards}',
   'seat.uno': 'اونو!',
   'seat.score': '{n} امتیاز',
   'seat.backs': 'پشت کارت‌هایش',

@@ -85,7 +85,7 @@ export default {
   'seat.offline': 'Ei yhteyttä',
   'seat.cards': '{n} korttia',
   'seat.cards_one': '1 kortti',
-  'seat.summary': '{name}, {n} korttia',
+  'seat.summary': '{name}, {cards}',
   'seat.uno': 'UNO!',
   'seat.score': '{n} p',
   'seat.backs': 'Korttien kääntöpuolet',

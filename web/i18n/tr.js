@@ -85,7 +85,7 @@ export default {
   'seat.offline': 'Bağlı değil',
   'seat.cards': '{n} kart',
   'seat.cards_one': '1 kart',
-  'seat.summary': '{name}, {n} kart',
+  'seat.summary': '{name}, {cards}',
   'seat.uno': 'UNO!',
   'seat.score': '{n} puan',
   'seat.backs': 'Kartlarının arka yüzleri',
