@@ -231,6 +231,9 @@ export function enterRoom(session) {
     since: () => S.version ?? storedVersion(session.room),
     onFrame,
     onState: (state, code) => {
+      // Once offline, each retry stays "Offline — reconnecting…" until the server welcomes the
+      // page again (it flickered to "Connecting…" and back at every attempt).
+      if (state === 'connecting' && S.conn === 'offline') return;
       setConn(state === 'offline' && code === 4409 ? 'replaced' : state);
       if (code === 4409) render();
     },

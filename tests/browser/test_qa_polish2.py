@@ -432,3 +432,43 @@ def test_the_live_region_and_the_bot_label_speak_the_pages_language(
     one = {"en": "1 card", "tr": "1 kart", "fi": "1 kortti", "fa": "۱ کارت"}[lang]
     label = (page.get_by_test_id("seat-1").get_attribute("aria-label") or "").replace("\u2068", "").replace("\u2069", "")
     assert label.endswith(one), label
+
+
+STATES = """() => {
+  window.__connStates = [];
+  const el = document.querySelector('[data-testid=conn]');
+  new MutationObserver(() => window.__connStates.push(el.dataset.state))
+    .observe(el, { attributes: true, attributeFilter: ['data-state'] });
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_header_says_offline_while_reconnecting_and_clears_when_back(
+    make_page: Callable[..., Page], lang: str
+) -> None:
+    page = make_page(locale=LOCALES[lang], **PHONE)
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang=lang)
+    pill = page.get_by_test_id("conn")
+    expect(pill).to_have_attribute("data-state", "online")
+    page.evaluate(STATES)
+    # The server refuses every socket for a while: the page retries.
+    page.route_web_socket("ws://uno.test/ws/rooms/*", lambda ws: ws.close(code=1011))
+    site.sockets[-1].close(code=1012)
+    expect(pill).to_have_attribute("data-state", "offline")
+    offline = {"en": "Offline — reconnecting…", "fa": "قطع — در حال اتصال دوباره…"}[lang]
+    expect(pill).to_have_attribute("title", offline)
+    expect(pill).to_contain_text(offline[:6])
+    expect(page.get_by_test_id("reconnect-btn")).to_be_visible()
+    page.wait_for_timeout(2500)  # several refused attempts
+    # Each attempt left the pill offline: it did not flicker to "Connecting…" and back.
+    states = page.evaluate("window.__connStates")
+    assert states and set(states) == {"offline"}, states
+    expect(pill).to_be_in_viewport()
+    # The server takes sockets again: the next attempt (or the button) brings the page back.
+    page.route_web_socket("ws://uno.test/ws/rooms/*", site._socket)
+    page.get_by_test_id("reconnect-btn").click()
+    expect(pill).to_have_attribute("data-state", "online")
+    expect(pill).to_have_attribute("title", {"en": "Online", "fa": "متصل"}[lang])
+    expect(page.get_by_test_id("reconnect-btn")).to_have_count(0)
+    expect(pill).not_to_contain_text(offline[:6])

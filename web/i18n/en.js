@@ -6,7 +6,7 @@ export default {
 
   'conn.online': 'Online',
   'conn.connecting': 'Connecting…',
-  'conn.offline': 'Offline — reconnecting',
+  'conn.offline': 'Offline — reconnecting…',
   'conn.replaced': 'Opened in another tab',
   'conn.retry': 'Reconnect',
 

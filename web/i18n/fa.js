@@ -6,7 +6,7 @@ export default {
 
   'conn.online': 'متصل',
   'conn.connecting': 'در حال اتصال…',
-  'conn.offline': 'قطع — در حال اتصال دوباره',
+  'conn.offline': 'قطع — در حال اتصال دوباره…',
   'conn.replaced': 'در زبانه‌ی دیگری باز شد',
   'conn.retry': 'اتصال دوباره',
 

@@ -6,7 +6,7 @@ export default {
 
   'conn.online': 'Yhteydessä',
   'conn.connecting': 'Yhdistetään…',
-  'conn.offline': 'Ei yhteyttä — yhdistetään',
+  'conn.offline': 'Ei yhteyttä — yhdistetään…',
   'conn.replaced': 'Avattu toisessa välilehdessä',
   'conn.retry': 'Yhdistä uudelleen',
 

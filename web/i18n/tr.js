@@ -6,7 +6,7 @@ export default {
 
   'conn.online': 'Çevrimiçi',
   'conn.connecting': 'Bağlanıyor…',
-  'conn.offline': 'Bağlantı yok — bağlanıyor',
+  'conn.offline': 'Bağlantı yok — yeniden bağlanıyor…',
   'conn.replaced': 'Başka bir sekmede açıldı',
   'conn.retry': 'Yeniden bağlan',
 
