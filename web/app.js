@@ -706,7 +706,24 @@ function focusPrompt() {
   if (!fresh || document.querySelector('[aria-modal="true"]')) return;
   const a = document.activeElement;
   if (a && a !== document.body && a !== app && (a.matches('input, textarea, select') || !app.contains(a))) return;
+  revealHand(prompt);
   prompt.querySelector('button:not(:disabled)')?.focus({ preventScroll: true });
+}
+
+// The question floats at a fixed place (a phone: the top of the screen). A player scrolled down
+// (reading the log or the chat under the hand) had the hand right under it: the page scrolls
+// just enough to show the hand's first row below (or above) the question.
+function revealHand(prompt) {
+  const hand = app.querySelector('[data-testid=hand] .card');
+  if (!hand) return;
+  const p = prompt.getBoundingClientRect();
+  const c = hand.getBoundingClientRect();
+  const covered = c.left < p.right && c.right > p.left && c.top < p.bottom && c.bottom > p.top;
+  const unseen = c.top < 0 || c.bottom > innerHeight;
+  if (!covered && !unseen) return;
+  // Below a question at the top, else above one at the bottom.
+  const dy = p.top < innerHeight / 2 ? c.top - (p.bottom + 8) : c.bottom - (p.top - 8);
+  window.scrollBy({ top: dy, behavior: 'instant' });
 }
 
 function replacedBanner() {

@@ -472,3 +472,36 @@ def test_the_header_says_offline_while_reconnecting_and_clears_when_back(
     expect(pill).to_have_attribute("title", {"en": "Online", "fa": "متصل"}[lang])
     expect(page.get_by_test_id("reconnect-btn")).to_have_count(0)
     expect(pill).not_to_contain_text(offline[:6])
+
+
+CHALLENGE_SIGHT = """() => {
+  const prompt = document.querySelector('[data-testid=challenge-dialog]').getBoundingClientRect();
+  const over = (r) => r.left < prompt.right && r.right > prompt.left && r.top < prompt.bottom && r.bottom > prompt.top;
+  const cards = [...document.querySelectorAll('[data-testid=hand] .card')];
+  const first = cards[0].getBoundingClientRect();
+  return { covered: cards.filter((c) => over(c.getBoundingClientRect())).map((c) => c.dataset.testid),
+           first: first.top >= 0 && first.bottom <= innerHeight,
+           prompt: prompt.top >= 0 && prompt.bottom <= innerHeight };
+}"""
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (390, 844)), ("fi", (360, 740)), ("fa", (390, 844))])
+def test_the_challenge_question_and_the_hand_are_in_sight_when_scrolled_down(
+    make_page: Callable[..., Page], lang: str, size: tuple[int, int]
+) -> None:
+    width, height = size
+    page = make_page(
+        viewport={"width": width, "height": height}, is_mobile=True, has_touch=True, locale=LOCALES[lang]
+    )
+    site = FakeSite(page, fv.classic_view(now_ms()))
+    site.open_room(lang=lang)
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(7)
+    # Reading the log under the hand: the hand sits at the top of the screen, where the
+    # question appears on a phone.
+    page.get_by_test_id("hand").evaluate("el => el.scrollIntoView({ block: 'start' })")
+    page.evaluate("window.scrollBy(0, -20)")
+    site.push_event({"kind": "challenge_opened", "seat": 0, "offender": 3}, fv.challenge_view(now_ms()))
+    expect(page.get_by_test_id("challenge-btn")).to_be_focused()
+    expect(page.get_by_test_id("accept-btn")).to_be_in_viewport(ratio=1)
+    seen = page.evaluate(CHALLENGE_SIGHT)
+    assert seen["covered"] == [] and seen["first"] and seen["prompt"], seen
