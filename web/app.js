@@ -1,8 +1,9 @@
 // Entry point: routing (/, /r/CODE, /t/CODE), the room session, and rendering of the view.
 // The room's socket lives here too, so a room page loads in few requests.
-import { h, s as svg, replaceKeepingFocus, patch, tickTimers, LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t, errorText, loadSession, forgetSession, describe } from './core.js';
+import { h, s as svg, replaceKeepingFocus, patch, tickTimers, LANGUAGES, initialLanguage, setLanguage, onLanguageChange, language, t, errorText, loadSession, forgetSession, describe, settingsChanges, changesText } from './core.js';
 import { playEvents, tableScreen, NARROW, SMALL_PHONE } from './table.js';
 import { lobbyScreen } from './lobby.js';
+import { DEFAULTS } from './settings.js';
 
 // === the WebSocket =======================================================================
 // The room's WebSocket (PROTOCOL section 3): hello with `since`, reconnect with backoff,
@@ -230,6 +231,9 @@ export function enterRoom(session) {
     since: () => S.version ?? storedVersion(session.room),
     onFrame,
     onState: (state, code) => {
+      // Once offline, each retry stays "Offline — reconnecting…" until the server welcomes the
+      // page again (it flickered to "Connecting…" and back at every attempt).
+      if (state === 'connecting' && S.conn === 'offline') return;
       setConn(state === 'offline' && code === 4409 ? 'replaced' : state);
       if (code === 4409) render();
     },
@@ -305,6 +309,11 @@ function onFrame(f) {
   }
 }
 
+/** Settings as the server applies them: a key it did not send has the rules' default. */
+function withDefaults(settings) {
+  return settings ? { ...DEFAULTS, ...settings } : null;
+}
+
 /**
  * One commit (or several merged, after a resume): its events in order to the log, the live
  * region and the animations, then the view after the last of them, rendered once.
@@ -317,7 +326,21 @@ function applyEvents(events, view, version) {
   const before = S.view;
   // Seat names as they were when the events happened (a resume after a reload has no view yet).
   const names = seatNames(before || view);
-  for (const ev of fresh) onEvent(ev, ev.version ?? last, names);
+  let settings = before?.settings ?? null;
+  for (let ev of fresh) {
+    // What a settings change changed: the event carries the whole settings, the page knows
+    // the ones before (kept with the event, so the log can say it again in another language).
+    if (ev.kind === 'settings_changed') {
+      ev = { ...ev, changes: settingsChanges(withDefaults(settings), withDefaults(ev.settings)) };
+      settings = ev.settings ?? settings;
+      // The lobby shows no log: a player whose settings the host changed is told what changed.
+      if (ev.changes?.length && S.view?.status === 'lobby' && S.view.you && S.view.you.seat !== S.view.host) {
+        toast(t('ev.settings_changed_to', { changes: changesText(ev.changes) }));
+        ev.toasted = true; // the toast's live region reads it: not twice
+      }
+    }
+    onEvent(ev, ev.version ?? last, names);
+  }
   // The host removed this seat from the lobby: the page went on as a spectator's, saying
   // nothing ("You are watching"). It says so and offers the join form again.
   const me = S.session?.role === 'player' ? S.session.player_id : null;
@@ -469,8 +492,14 @@ function mergeLog(list) {
   const seen = new Set(S.log.map((e) => e.version).filter((v) => v != null));
   const saved = S.log;
   S.log = [];
-  for (const ev of list) {
+  let settings = null; // a settings change seen earlier in the list says what the next changed
+  for (let ev of list) {
     const v = ev.version ?? null;
+    if (ev.kind === 'settings_changed') {
+      const next = ev.settings ?? settings;
+      ev = { ...ev, changes: settingsChanges(withDefaults(settings), withDefaults(ev.settings)) };
+      settings = next;
+    }
     if (v == null ? saved.length : seen.has(v)) continue;
     addLog(ev, v, false);
   }
@@ -493,7 +522,7 @@ function addLog(ev, version, announceIt, names = seatNames(S.view)) {
   S.log.push(entry);
   if (S.log.length > LOG_LIMIT) S.log.splice(0, S.log.length - LOG_LIMIT);
   saveLog();
-  if (announceIt && !['connected', 'disconnected', 'spectator_joined', 'spectator_left'].includes(ev.kind)) announce(text);
+  if (announceIt && !ev.toasted && !['connected', 'disconnected', 'spectator_joined', 'spectator_left'].includes(ev.kind)) announce(text);
 }
 
 function saveLog() {
@@ -580,7 +609,9 @@ export function announce(text) {
   // Batch announcements so a burst of events is read as one message.
   announceTimer = setTimeout(() => {
     const live = document.getElementById('live');
-    const p = h('p', {}, announceQueue.splice(0).join('. '));
+    // Sentences joined with a full stop, unless one ends with its own ("Mikko said UNO!").
+    const text = announceQueue.splice(0).reduce((all, line) => (all ? `${all}${/[.!?؟…]$/.test(all) ? ' ' : '. '}${line}` : line), '');
+    const p = h('p', {}, text);
     live.append(p);
     while (live.childNodes.length > 5) live.firstChild.remove();
     announceTimer = null;
@@ -675,7 +706,24 @@ function focusPrompt() {
   if (!fresh || document.querySelector('[aria-modal="true"]')) return;
   const a = document.activeElement;
   if (a && a !== document.body && a !== app && (a.matches('input, textarea, select') || !app.contains(a))) return;
+  revealHand(prompt);
   prompt.querySelector('button:not(:disabled)')?.focus({ preventScroll: true });
+}
+
+// The question floats at a fixed place (a phone: the top of the screen). A player scrolled down
+// (reading the log or the chat under the hand) had the hand right under it: the page scrolls
+// just enough to show the hand's first row below (or above) the question.
+function revealHand(prompt) {
+  const hand = app.querySelector('[data-testid=hand] .card');
+  if (!hand) return;
+  const p = prompt.getBoundingClientRect();
+  const c = hand.getBoundingClientRect();
+  const covered = c.left < p.right && c.right > p.left && c.top < p.bottom && c.bottom > p.top;
+  const unseen = c.top < 0 || c.bottom > innerHeight;
+  if (!covered && !unseen) return;
+  // Below a question at the top, else above one at the bottom.
+  const dy = p.top < innerHeight / 2 ? c.top - (p.bottom + 8) : c.bottom - (p.top - 8);
+  window.scrollBy({ top: dy, behavior: 'instant' });
 }
 
 function replacedBanner() {

@@ -419,7 +419,8 @@ export function cardSymbol(face) {
 export function kindName(face) {
   if (face.kind === 'number') return formatNumber(face.value);
   if (face.kind === 'wild_custom' && face.label) return face.label;
-  return t(`kind.${face.kind}`);
+  // A kind this client does not know yet is "a card", never its code.
+  return has(`kind.${face.kind}`) ? t(`kind.${face.kind}`) : t('card.unknown');
 }
 
 /** "1 card", "5 cards" (the count in the page's digits). */
@@ -436,14 +437,24 @@ export function cardName(card, chosenColor) {
   const face = faceOf(card);
   if (!face) return t('card.unknown');
   const color = face.color ?? chosenColor ?? null;
+  // A kind this client does not know yet: "a card", not "Red a card" nor its code.
+  if (face.kind !== 'number' && face.kind !== 'wild_custom' && !has(`kind.${face.kind}`)) return t('card.unknown');
   const name = kindName(face);
   if (face.kind === 'wild_custom') {
-    const effect = face.effect ? t(`effect.${face.effect}`, { n: face.n ?? '' }) : '';
+    const effect = face.effect && has(`effect.${face.effect}`) ? t(`effect.${face.effect}`, { n: face.n ?? '' }) : '';
     const base = face.label || t('kind.wild_custom');
-    return [color ? colorName(color) : '', base, effect && effect !== base ? `(${effect})` : '']
+    // The color in the language's order ("Blue …", Persian "… آبی"), then the effect.
+    return [color ? colored(colorName(color), base, !!face.label) : base, effect && effect !== base ? `(${effect})` : '']
       .filter(Boolean).join(' ');
   }
-  return color ? t('card.colored', { color: colorName(color), name }) : name;
+  return color ? colored(colorName(color), name) : name;
+}
+
+/** "Red 7", "Blue Wild": the catalog's order; `{name_lc}` lets a language say the kind in lower
+ * case after its color (Finnish "Sininen villi kortti", where English says "Blue Wild"). */
+function colored(color, name, own = false) {
+  // A player's own label keeps its letters.
+  return t('card.colored', { color, name, name_lc: own ? name : name.toLocaleLowerCase(language()) });
 }
 
 /**
@@ -519,6 +530,26 @@ export function displayName(seat) {
   if (!seat) return '';
   const m = isServerBot(seat) && /^Bot (\d+)$/.exec(seat.name || '');
   return m ? t('seat.bot_name', { n: Number(m[1]) }) : seat.name;
+}
+
+const NAME_SEGMENTER = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+const FIT_TAIL = 6; // graphemes of a long name's end that always show
+
+/**
+ * A name in a narrow place (a phone's seat tile, the recent plays): when it is cut, its start
+ * gives way with an ellipsis and its last graphemes stay ("Alexandr…mith 1"), so two long
+ * names that differ only at the end ("… 1", "… 2") are still told apart. The element's text
+ * is the whole name (the ellipsis is drawn by CSS), and so is its title.
+ */
+export function nameFit(name, { cls = 'seat-name', testid } = {}) {
+  const text = String(name ?? '');
+  const parts = NAME_SEGMENTER ? [...NAME_SEGMENTER.segment(text)].map((x) => x.segment) : [...text];
+  const attrs = { class: [cls, 'fit'], dir: 'auto', title: text, testid };
+  if (parts.length <= FIT_TAIL + 6) return h('span', attrs, text);
+  attrs.class.push('split');
+  return h('span', attrs,
+    h('span', { class: 'fit-head' }, parts.slice(0, -FIT_TAIL).join('')),
+    h('span', { class: 'fit-tail' }, parts.slice(-FIT_TAIL).join('')));
 }
 
 /**
@@ -642,6 +673,9 @@ export function describe(ev, view) {
       // A departed seat freed by its timer: the player_left that follows says it all.
       if (ev.timer === 'lobby_drop') return null;
       return t('ev.timer_expired', { ...p, timer: has(`timer.${ev.timer || ev.deadline}`) ? t(`timer.${ev.timer || ev.deadline}`) : '' });
+    case 'settings_changed':
+      // `changes`: added by the client from the settings it had before (app.js).
+      return ev.changes?.length ? t('ev.settings_changed_to', { changes: changesText(ev.changes) }) : t('ev.settings_changed');
     case 'chat':
       if (!ev.spectator) return `${p.name}: ${p.text}`;
       // A spectator's line says so, once: one without a name shows as just "Spectator".
@@ -652,6 +686,42 @@ export function describe(ev, view) {
       if (has(`ev.${ev.kind}`)) return t(`ev.${ev.kind}`, p);
       return null;
   }
+}
+
+// === settings in words ====================================================================
+// A room's settings as people read them: the rules summary at the table and what a
+// `settings_changed` event changed. The labels are the settings form's (`set.*`).
+
+// In the settings form's order; a key without a label (test hooks, tournament keys) is left out.
+export const SETTING_KEYS = ['variant', 'deck', 'custom_wilds', 'first_card', 'flip_discard', 'max_players',
+  'draw', 'max_draw', 'forced_play', 'no_voluntary_draw',
+  'stack_draw2', 'stack_draw4', 'stack_draw4_on_draw2', 'seven_zero', 'jump_in', 'bluffing', 'uno_penalty', 'false_catch_penalty',
+  'scoring', 'target_score', 'turn_seconds', 'uno_window_ms', 'challenge_seconds', 'afk_timeouts', 'next_round_seconds'];
+
+/** A setting's value in words: "On", "Flip", "4", the Customizable cards' effects. */
+export function settingValue(key, value) {
+  if (typeof value === 'boolean') return t(value ? 'set.on' : 'set.off');
+  if (key === 'custom_wilds') {
+    const list = Array.isArray(value) ? value : [];
+    return list.length ? listText(list.map((w) => w.label || t(`effect.${w.effect}`, { n: w.n ?? '' }))) : t('set.none');
+  }
+  if (typeof value === 'number') return formatNumber(value);
+  if (value == null) return '–';
+  return has(`set.${key}.${value}`) ? t(`set.${key}.${value}`) : String(value);
+}
+
+/** What changed from `before` to `after`, in the form's order: [{key, from, to}]. */
+export function settingsChanges(before, after) {
+  if (!before || !after) return null;
+  return SETTING_KEYS.filter((k) => k in after && has(`set.${k}`) && JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null))
+    .map((k) => ({ key: k, from: before[k] ?? null, to: after[k] }));
+}
+
+/** "Cards for a missed UNO: 2 → 4" for each change, as one list. */
+export function changesText(changes) {
+  return listText(changes.map((c) => t('set.change', {
+    label: t(`set.${c.key}`), from: c.from == null ? '–' : settingValue(c.key, c.from), to: settingValue(c.key, c.to),
+  })));
 }
 
 // === countdown rings =====================================================================

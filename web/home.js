@@ -1,6 +1,6 @@
 // Home (create a room, host a tournament), the join-by-link form.
 import { h, t, errorText as errorByCode, api, ApiError, saveSession, loadSession, knownSessions, rememberedName, rememberName, listText, homeLink, displayName } from './core.js';
-import { clampName, nameKey, nameProblem, normalName } from './names.js';
+import { clampName, nameKey, nameProblem, normalName, nameLimit } from './names.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 
 function errorText(err) {
@@ -19,11 +19,14 @@ function nameInput(testid, draft) {
     'aria-describedby': hint.id,
     oninput: () => {
       const clamped = clampName(input.value);
-      if (clamped !== input.value) input.value = clamped;
+      const cut = clamped !== input.value;
+      if (cut) input.value = clamped;
       draft.name = input.value;
       check(false);
+      limit.update(cut);
     },
   });
+  const limit = nameLimit(input);
   const check = (final) => {
     const problem = input.value.trim() || final ? nameProblem(input.value) : null;
     hint.textContent = problem ? t(problem) : '';
@@ -31,7 +34,7 @@ function nameInput(testid, draft) {
     input.setAttribute('aria-invalid', String(!!problem));
     return problem;
   };
-  return { input, hint, check, value: () => normalName(input.value) };
+  return { input, hint, limit: limit.el, check, value: () => normalName(input.value) };
 }
 
 export function homeScreen(S, actions) {
@@ -70,7 +73,7 @@ export function homeScreen(S, actions) {
       S.route?.missing ? h('p', { class: 'hero-note', role: 'status', testid: 'no-such-page' }, t('nf.page')) : null),
     h('form', { class: 'panel create', onsubmit: submit, testid: 'create-form', novalidate: true },
       h('h2', {}, t('home.create')),
-      h('div', { class: 'field' }, h('label', { for: 'create-name' }, t('home.your_name')), name.input, name.hint),
+      h('div', { class: 'field' }, h('label', { for: 'create-name' }, t('home.your_name')), name.input, name.limit, name.hint),
       h('details', {
         class: 'settings-box', testid: 'create-settings', open: draft.open,
         ontoggle: (e) => { draft.open = e.currentTarget.open; },
@@ -235,7 +238,7 @@ export function joinScreen(S, actions) {
     if (sum.status && sum.status !== 'lobby') onlyWatch(t('join.started'));
     else if (max && seats.length >= max) onlyWatch(t('join.full'));
   };
-  const nameField = h('div', { class: 'field' }, h('label', { for: 'join-name' }, t('home.your_name')), name.input, name.hint);
+  const nameField = h('div', { class: 'field' }, h('label', { for: 'join-name' }, t('home.your_name')), name.input, name.limit, name.hint);
   const buttons = h('div', { class: 'row' }, joinBtn, watchBtn);
   // A dead link (the room ended, a typo): no form to fill in vain, one way on.
   const failed = (err) => {

@@ -113,7 +113,8 @@ export function lobbyScreen(S, actions) {
     h('label', { for: 'invite-url' }, t('lobby.invite')),
     h('div', { class: 'row' },
       h('input', { id: 'invite-url', testid: 'invite-url', readonly: true, value: inviteUrl(view.room), onfocus: (e) => e.target.select() }),
-      h('button', { type: 'button', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy'))),
+      // "Copy" beside the labeled field; its accessible name says what is copied.
+      h('button', { type: 'button', testid: 'copy-invite', 'aria-label': t('lobby.copy'), onclick: () => copyInvite(view.room, actions) }, t('lobby.copy_short'))),
     inviteExtras(S, actions, view.room));
 
   const departed = view.seats.filter((x) => x.drop_at != null);

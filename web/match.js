@@ -1,7 +1,7 @@
 // The match record, readable: a table of every round's points and a chart of the scores over
 // the rounds (inline SVG). Shown in the round summary and on the page /m/{match_id}; the JSON
 // stays at /api/matches/{match_id}. Loaded only when one of them is shown.
-import { h, s, t, formatNumber, api, errorText, listText, homeLink, LANGUAGES, language, displayName } from './core.js';
+import { h, s, t, append, formatNumber, api, errorText, listText, homeLink, LANGUAGES, language, displayName } from './core.js';
 
 const LINE_COLORS = ['#d72600', '#0956bf', '#2f8f0f', '#a07800', '#7b3fa0', '#00838f', '#c2185b', '#5d4037', '#455a64', '#ef6c00'];
 
@@ -17,7 +17,22 @@ export function totalsByRound(match) {
 
 function nameOf(match, seat) {
   const p = match.players?.find((x) => x.seat === seat);
-  return p?.name != null ? displayName(p) : t('seat.n', { n: seat + 1 });
+  return p?.name ? displayName(p) : t('seat.n', { n: seat + 1 });
+}
+
+/** A player's name as shown, "Seat 2" when the record has none (never "null"). */
+function playerName(p) {
+  return p?.name ? displayName(p) : t('seat.n', { n: (p?.seat ?? 0) + 1 });
+}
+
+/** A number as shown; a missing one (null, not a number) is 0. */
+function num(v) {
+  return formatNumber(Number.isFinite(Number(v)) && v != null ? Number(v) : 0);
+}
+
+/** Under `scoring: none` every round is a match of its own and every point is 0. */
+function pointless(match) {
+  return match.settings?.scoring === 'none';
 }
 
 /** A line per player over the rounds, a dashed line at the target score. */
@@ -42,7 +57,7 @@ export function scoreChart(match) {
   const endX = mx(W - pad.r);
   const tickX = mx(pad.l - 6);
   const anchor = rtl ? 'start' : 'end';
-  const summary = listText(players.map((p) => `${displayName(p)} ${formatNumber(rows.at(-1)?.[p.seat] ?? 0)}`));
+  const summary = listText(players.map((p) => `${playerName(p)} ${num(rows.at(-1)?.[p.seat])}`));
   return h('figure', { class: 'score-chart', testid: 'score-chart' },
     s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', direction: 'ltr', 'aria-label': t('match.chart', { scores: summary }) },
       s('line', { x1: axisX, y1: y(0), x2: endX, y2: y(0), class: 'axis' }),
@@ -60,27 +75,33 @@ export function scoreChart(match) {
       })),
     h('figcaption', { class: 'legend' }, players.map((p, k) => h('span', { class: 'key' },
       h('span', { class: 'swatch-line', style: { '--c': LINE_COLORS[k % LINE_COLORS.length] }, 'aria-hidden': 'true' }),
-      h('bdi', {}, displayName(p))))));
+      h('bdi', {}, playerName(p))))));
 }
 
-/** Every round's points, the winner marked, and the totals. */
+/** Every round's points, the winner marked, and the totals; under `scoring: none` (no points)
+ * the winner of each round and the rounds won. */
 export function roundsTable(match) {
   const players = match.players || [];
   const rows = totalsByRound(match);
+  const none = pointless(match);
+  const won = (p) => (match.rounds || []).filter((r) => r.winner === p.seat).length;
   return h('table', { class: 'scores rounds-table', testid: 'rounds-table' },
-    h('thead', {}, h('tr', {}, h('th', {}, t('match.round')), players.map((p) => h('th', { class: 'num' }, h('bdi', {}, displayName(p)))))),
+    h('thead', {}, h('tr', {}, h('th', {}, t('match.round')), players.map((p) => h('th', { class: 'num' }, h('bdi', {}, playerName(p)))))),
     h('tbody', {}, (match.rounds || []).map((r, i) => h('tr', { testid: `round-row-${r.number ?? i + 1}` },
       h('th', {}, formatNumber(r.number ?? i + 1)),
       players.map((p) => h('td', { class: ['num', r.winner === p.seat && 'won'] },
         r.winner === p.seat ? h('span', { class: 'sr-only' }, t('match.won')) : null,
-        formatNumber(r.points?.[p.seat] ?? 0)))))),
-    h('tfoot', {}, h('tr', {}, h('th', {}, t('summary.total')),
-      players.map((p) => h('td', { class: 'num', testid: `total-${p.seat}` }, formatNumber(rows.at(-1)?.[p.seat] ?? match.scores?.[p.seat] ?? 0))))));
+        none ? (r.winner === p.seat ? h('span', { 'aria-hidden': 'true' }, '🏆') : h('span', { class: 'muted', 'aria-hidden': 'true' }, '–'))
+          : num(r.points?.[p.seat])))))),
+    h('tfoot', {}, h('tr', {}, h('th', {}, t(none ? 'match.rounds_won' : 'summary.total')),
+      players.map((p) => h('td', { class: 'num', testid: `total-${p.seat}` },
+        none ? formatNumber(won(p)) : num(rows.at(-1)?.[p.seat] ?? match.scores?.[p.seat]))))));
 }
 
 export function matchHistory(match) {
   return h('div', { class: 'match-history', testid: 'match-history' },
-    match.rounds?.length ? [scoreChart(match), roundsTable(match)] : h('p', { class: 'muted' }, t('match.no_rounds')));
+    // Under `scoring: none` every score stays 0: no chart of flat lines, the table says who won.
+    match.rounds?.length ? [pointless(match) ? null : scoreChart(match), roundsTable(match)] : h('p', { class: 'muted' }, t('match.no_rounds')));
 }
 
 const cache = new Map(); // match id -> answer (refetched when the match is running)
@@ -102,18 +123,23 @@ export function matchScreen(S, actions) {
     h('p', { class: 'muted' }, t('join.loading')));
   loadMatch(id, { fresh: true }).then((match) => {
     const winner = match.winner != null ? nameOf(match, match.winner) : null;
-    box.replaceChildren(
+    const n = match.rounds?.length ?? 0;
+    const status = ['finished', 'abandoned'].includes(match.status) ? match.status : 'running';
+    // replaceChildren() would write a null child as the text "null": append() skips it.
+    box.replaceChildren();
+    append(box, [
       h('h1', {}, t('match.title')),
-      h('p', { testid: 'match-status' }, t(match.status === 'finished' ? 'match.finished' : 'match.running', { n: match.rounds?.length ?? 0 })),
+      h('p', { testid: 'match-status' }, t(`match.${status}${n === 1 ? '_one' : ''}`, { n })),
       winner ? h('p', { class: 'match-winner', testid: 'match-page-winner' }, '🏆 ', t('summary.match_winner', { name: winner })) : null,
       matchHistory(match),
       // No link to the room: the record withholds its code (a results link is shared).
       h('p', { class: 'row' },
         h('a', { class: 'button ghost', href: `/api/matches/${encodeURIComponent(id)}`, testid: 'match-json' }, t('match.json'))),
-      homeLink(actions));
+      homeLink(actions)]);
   }).catch((err) => {
-    box.replaceChildren(h('h1', {}, t('match.title')), h('p', { class: 'error', testid: 'match-error' }, err.status === 404 ? t('match.none') : errorText(err.code)),
-      err.status === 404 ? homeLink(actions) : null);
+    box.replaceChildren();
+    append(box, [h('h1', {}, t('match.title')), h('p', { class: 'error', testid: 'match-error' }, err.status === 404 ? t('match.none') : errorText(err.code)),
+      err.status === 404 ? homeLink(actions) : null]);
   });
   return box;
 }

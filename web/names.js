@@ -3,6 +3,8 @@
 // zero-width joiner and non-joiner; no other control or format character; at least one
 // character that shows.
 
+import { h, t } from './core.js';
+
 export const NAME_MAX = 32;
 const NAME_MAX_CODEPOINTS = 128;
 // Cc, Cf (but ZWNJ, ZWJ and emoji tags), Cs, Co, Cn, Zl, Zp.
@@ -43,4 +45,26 @@ export function nameProblem(text) {
 export function clampName(text) {
   const parts = graphemes(text || '');
   return parts.length > NAME_MAX ? parts.slice(0, NAME_MAX).join('') : text;
+}
+
+/**
+ * The limit under a name field, so typing past it does not just stop: "5 of 32" as typed (a
+ * grapheme counts one, as the server counts), and when a keystroke was cut off, "A name can have
+ * at most 32 characters." said once (polite live region). The field is described by it. Call
+ * `update(clamped)` from the field's input handler.
+ */
+export function nameLimit(input) {
+  const id = `${input.id}-limit`;
+  const count = h('span', { class: 'count', testid: `${input.dataset.testid}-count` });
+  const note = h('span', { class: 'note', 'aria-live': 'polite', testid: `${input.dataset.testid}-full` });
+  const el = h('small', { class: 'name-limit', id }, count, ' ', note);
+  const update = (clamped = false) => {
+    const n = graphemes(input.value || '').length;
+    count.textContent = t('name.count', { n });
+    el.classList.toggle('full', n >= NAME_MAX);
+    note.textContent = clamped ? t('name.too_long') : '';
+  };
+  input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), id].filter(Boolean).join(' '));
+  update();
+  return { el, update };
 }

@@ -1,6 +1,7 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
-import { h, api, t, formatNumber, displayName, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab } from './core.js';
+import { h, api, t, formatNumber, displayName, nameFit, faceOf, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab, SETTING_KEYS, settingValue, has } from './core.js';
+import { DEFAULTS } from './settings.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectatorCount, hostCountdown } from './lobby.js';
 
 
@@ -44,11 +45,11 @@ function seatTile(S, actions, seat, index, count) {
     style: pos,
     testid: `seat-${seat.seat}`,
     dataset: { count: String(n), uno: String(!!seat.uno), connected: String(!!seat.connected), key: `tile-${seat.player_id ?? seat.seat}` },
-    'aria-label': t('seat.summary', { name: displayName(seat), n }),
+    'aria-label': t('seat.summary', { name: displayName(seat), cards: cardsText(n) }),
   },
   h('div', { class: 'seat-head' },
     isTurn && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, `seat-${seat.seat}-timer`) : null,
-    h('span', { class: 'seat-name', dir: 'auto', title: displayName(seat) }, displayName(seat)),
+    nameFit(displayName(seat), { testid: `seat-${seat.seat}-name` }),
     seatBadges(seat, view)),
   h('div', { class: 'seat-cards' },
     Array.isArray(seat.backs) && seat.backs.length
@@ -140,7 +141,7 @@ function recentPlays(S) {
   return h('ol', { class: 'recent-plays', testid: 'recent-plays', 'aria-label': t('table.recent') },
     plays.map((e, i) => h('li', { class: i === plays.length - 1 && 'newest', dataset: { key: `rp-${e.version}` } },
       cardEl(e.event.card, { small: true, chosenColor: e.event.color }),
-      h('bdi', { class: 'recent-name' }, playerOf(e)))));
+      nameFit(playerOf(e), { cls: 'recent-name' }))));
 }
 
 // --- drag a card to the pile ------------------------------------------------------------------
@@ -346,6 +347,11 @@ function goalText(view) {
   return t(st.scoring === 'lowest_wins' ? 'score.target_low' : 'score.target', { n: formatNumber(st.target_score) });
 }
 
+function scoringMode(view) {
+  const mode = view.settings?.scoring;
+  return ['winner_collects', 'lowest_wins', 'none'].includes(mode) ? mode : 'winner_collects';
+}
+
 /** A finished tournament table deals no new match: the tournament goes on elsewhere. */
 function tournamentDone(S) {
   return !!S.session?.tournament && S.view?.status === 'match_over';
@@ -365,6 +371,53 @@ function scoreboard(S) {
         h('td', { class: 'num' }, formatNumber(seat.score ?? 0)),
         target && scoring !== 'none' ? h('td', { class: 'bar-cell' }, h('span', { class: 'bar', style: { '--p': `${Math.min(100, (100 * (seat.score ?? 0)) / target)}%` } })) : null)))),
     view.match_id ? h('a', { href: `/m/${encodeURIComponent(view.match_id)}`, target: '_blank', rel: 'noopener', testid: 'match-link-side' }, t('score.history')) : null);
+}
+
+/**
+ * The rules this room plays with, from its settings: every setting the view names, a house rule
+ * or any other value that is not the default marked. Folded by default; the table's Rules
+ * button opens it.
+ */
+function rulesPanel(S, actions) {
+  // A key the view does not send has the rules' default.
+  const st = { ...DEFAULTS, ...(S.view.settings || {}) };
+  const variant = st.variant || 'classic';
+  // Settings that do nothing in this variant are left out (as the form hides them).
+  const unused = new Set([
+    variant !== 'classic' && 'deck', variant !== 'classic' && 'custom_wilds', variant === 'all_wild' && 'first_card',
+    variant !== 'flip' && 'flip_discard', st.draw !== 'until_playable' && 'max_draw',
+    (st.scoring === 'none' || st.match_rounds) && 'target_score',
+  ].filter(Boolean));
+  const keys = SETTING_KEYS.filter((k) => k in st && !unused.has(k) && has(`set.${k}`));
+  const changed = (k) => JSON.stringify(st[k]) !== JSON.stringify(DEFAULTS[k]);
+  const house = keys.filter(changed).length;
+  return h('details', {
+    class: 'panel rules-panel', testid: 'rules-summary', id: 'rules-summary',
+    open: !!S.showRules, 'data-controlled': '',
+    ontoggle: (e) => { S.showRules = e.currentTarget.open; },
+  },
+  h('summary', { testid: 'rules-toggle' }, h('h2', {}, t('rules.title')),
+    h('span', { class: 'muted rules-count' }, house ? t('rules.changed', { n: house }) : t('rules.standard'))),
+  h('dl', { class: 'rules-list' }, keys.map((k) => h('div', { class: ['rule', changed(k) && 'changed'], testid: `rule-${k}` },
+    h('dt', {}, t(`set.${k}`)),
+    h('dd', {}, settingValue(k, st[k]), changed(k) ? h('span', { class: 'rule-mark', title: t('rules.not_default') }, h('span', { class: 'sr-only' }, ` (${t('rules.not_default')})`), ' ★') : null)))));
+}
+
+/** The way to the rules summary from your area (the side panels are below the hand on a phone). */
+function rulesButton(S, actions) {
+  return h('button', {
+    type: 'button', class: 'ghost small rules-btn', testid: 'rules-btn', 'aria-controls': 'rules-summary',
+    'aria-expanded': String(!!S.showRules), onclick: () => showRules(S, actions),
+  }, t('rules.button'));
+}
+
+/** Open the rules summary and bring it into sight (the table's Rules button). */
+function showRules(S, actions) {
+  S.showRules = true;
+  actions.render();
+  const el = document.getElementById('rules-summary');
+  el?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  el?.querySelector('summary')?.focus({ preventScroll: true });
 }
 
 function logPanel(S) {
@@ -411,7 +464,8 @@ export function tableScreen(S, actions) {
         me ? h('div', { class: 'me-head', testid: `seat-${me.seat}` },
           h('span', { class: 'seat-name', dir: 'auto' }, displayName(me)), ' ', h('span', { class: 'muted' }, `(${t('seat.you')})`),
           me.uno ? h('span', { class: 'badge uno', testid: 'my-uno' }, t('seat.uno')) : null,
-          seatBadges(me, view)) : h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')),
+          seatBadges(me, view), rulesButton(S, actions)) : h('div', { class: 'me-head' },
+          h('p', { class: 'badge spectator', testid: 'spectator-badge' }, t('spectator.badge')), rulesButton(S, actions)),
         // Under a challenge the dialog's two buttons are the moves; no third "Draw" beside them.
         view.you && !(movesOf(view).challenge || movesOf(view).accept) ? actionBar(S, actions) : null,
         view.you ? handEl(S, actions) : null)),
@@ -419,6 +473,7 @@ export function tableScreen(S, actions) {
       view.spectators || view.host_deadline ? h('div', { class: 'table-meta', testid: 'table-meta' },
         spectatorCount(view), hostCountdown(S, view)) : null,
       scoreboard(S),
+      rulesPanel(S, actions),
       logPanel(S),
       chatPanel(S, actions),
       h('button', { type: 'button', class: 'ghost small', testid: 'copy-invite', onclick: () => copyInvite(view.room, actions) }, t('lobby.copy')),
@@ -554,6 +609,19 @@ function historyPart(S, actions, matchId) {
   return h('p', { class: 'muted', testid: 'history-loading' }, t('join.loading'));
 }
 
+// What a card left in a hand is worth (RULES 16, 19, 26, on the side in play), to show each
+// hand's points in the round summary. Display only: the server's `points` are the score.
+const FLIP_POINTS = { draw1: 10, draw5: 20, reverse: 20, skip: 20, flip: 20, skip_everyone: 30, wild: 40, wild_draw2: 50, wild_draw_color: 60 };
+
+export function cardPoints(card, variant) {
+  const f = faceOf(card);
+  if (!f) return 0;
+  if (f.kind === 'number') return f.value || 0;
+  if (variant === 'all_wild') return f.kind === 'wild' ? 20 : 50;
+  if (variant === 'flip') return FLIP_POINTS[f.kind] ?? 0;
+  return ['skip', 'reverse', 'draw2'].includes(f.kind) ? 20 : 50;
+}
+
 export function summaryOverlay(S, actions) {
   const view = S.view;
   const ev = S.summary;
@@ -578,10 +646,16 @@ export function summaryOverlay(S, actions) {
   ev && ev.winner != null ? h('p', { class: 'winner', testid: 'round-winner' }, t('summary.round_winner', { name: seatName(view, ev.winner) })) : null,
   matchOver && winner != null ? h('p', { class: 'match-winner', testid: 'match-winner' }, '🏆 ', t('summary.match_winner', { name: seatName(view, winner) })) : null,
   h('table', { class: 'scores summary-table' },
-    h('thead', {}, h('tr', {}, h('th', {}, t('score.player')), h('th', {}, t('summary.hand')), h('th', {}, t('summary.points')), h('th', {}, t('summary.total')))),
+    // How the points columns relate: who scores the cards left in the hands.
+    h('caption', { class: 'muted', testid: 'summary-how' }, t(`summary.how.${scoringMode(view)}`)),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('score.player')), h('th', { scope: 'col' }, t('summary.hand')),
+      h('th', { scope: 'col', class: 'num' }, t('summary.points')), h('th', { scope: 'col', class: 'num' }, t('summary.total')))),
     h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
       h('td', {}, h('bdi', {}, displayName(seat))),
-      h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true })))),
+      // The cards left and what they are worth ("9 pts"), under them.
+      h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true }))),
+        ev?.hands ? h('span', { class: 'hand-points', testid: `summary-hand-points-${seat.seat}` },
+          t('summary.hand_points', { n: (ev.hands[seat.seat] || []).reduce((sum, c) => sum + cardPoints(c, view.settings?.variant), 0) })) : null),
       h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
       h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
   goalText(view) ? h('p', { class: 'muted' }, goalText(view)) : null,

@@ -6,7 +6,7 @@
 // polls every few seconds instead.
 import { h, t, copyText, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
-import { clampName } from './names.js';
+import { clampName, nameLimit } from './names.js';
 
 export const POLL_MS = 3000;
 const PUSH_RETRY_MS = 5000;  // a stream that could not be opened is tried again this late
@@ -78,8 +78,9 @@ export function hostTournamentPanel(actions) {
     id: 'host-tour-host-name', testid: 'host-tour-host-name', type: 'text', required: true,
     autocomplete: 'nickname', value: rememberedName(), placeholder: t('home.name_placeholder'),
     // The player-name rule (32 characters as a reader counts them), as on the home page.
-    oninput: (e) => { const v = clampName(e.target.value); if (v !== e.target.value) e.target.value = v; },
+    oninput: (e) => { const v = clampName(e.target.value); const cut = v !== e.target.value; if (cut) e.target.value = v; hostLimit.update(cut); },
   });
+  const hostLimit = nameLimit(hostName);
   const format = h('select', { id: 'host-tour-format', testid: 'host-tour-format', onchange: () => sync() },
     ['elimination', 'swiss'].map((f) => h('option', { value: f }, t(`tour.format.${f}`))));
   const tableSize = numberInput('host-tour-table-size', 4, 2, 10);
@@ -160,7 +161,7 @@ export function hostTournamentPanel(actions) {
     h('form', { onsubmit: submit, testid: 'host-tour-form' },
       h('div', { class: 'host-grid' },
         field('host-tour-name', t('host.name'), title),
-        field('host-tour-host-name', t('home.your_name'), hostName),
+        field('host-tour-host-name', t('home.your_name'), [hostName, hostLimit.el]),
         field('host-tour-format', t('host.format'), format, t('host.format_help')),
         field('host-tour-table-size', t('host.table_size'), tableSize),
         advanceField,
@@ -480,10 +481,13 @@ function registerForm(code, actions) {
     value: T.draft, placeholder: t('home.name_placeholder'),
     oninput: (e) => {
       const v = clampName(e.target.value);
-      if (v !== e.target.value) e.target.value = v;
+      const cut = v !== e.target.value;
+      if (cut) e.target.value = v;
       T.draft = v;
+      limit.update(cut);
     },
   });
+  const limit = nameLimit(name);
   const enter = async (e) => {
     e.preventDefault();
     const who = name.value.trim();
@@ -508,7 +512,7 @@ function registerForm(code, actions) {
     refreshNow();
   };
   return h('form', { onsubmit: enter, testid: 'tour-enter-form' },
-    h('div', { class: 'field' }, h('label', { for: 'tour-name' }, t('home.your_name')), name),
+    h('div', { class: 'field' }, h('label', { for: 'tour-name' }, t('home.your_name')), name, limit.el),
     h('p', { class: 'error', role: 'alert', testid: 'tour-enter-error' }, T.regError),
     h('button', { type: 'submit', class: 'primary', testid: 'tour-enter' }, t('tour.enter')));
 }

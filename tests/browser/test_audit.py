@@ -414,7 +414,7 @@ LABEL_AND_SYMBOL = """() => [...document.querySelectorAll('[data-testid=hand] .c
 @pytest.mark.parametrize(
     ("locale", "names"),
     [
-        ("fi-FI", ["Keltainen Suunnanvaihto", "Vihreä Nosta kaksi", "Villi nosta neljä"]),
+        ("fi-FI", ["Keltainen suunnanvaihto", "Vihreä nosta kaksi", "Villi nosta neljä"]),
         ("tr-TR", ["Sarı Yön değiştir", "Yeşil +2 Çek", "Joker +4"]),
         ("en-US", ["Yellow Reverse", "Green Draw Two", "Wild Draw Four"]),
         ("fa-IR", ["برعکس", "دو بردار", "وحشی چهار بردار"]),
