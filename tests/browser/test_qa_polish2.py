@@ -140,7 +140,9 @@ def test_long_names_at_a_phone_table_keep_their_ends_and_the_whole_name(
         )
         assert fits, f"the end of {name!r} is not in sight"
     # The recent plays name the player the same way.
-    site.push_event({"kind": "card_played", "seat": 2, "card": fv.card(41, "red", "number", 3)}, view)
+    site.push_event(
+        {"kind": "card_played", "seat": 2, "card": fv.card(41, "red", "number", 3)}, view
+    )
     recent = page.get_by_test_id("recent-plays").locator(".recent-name").last
     expect(recent).to_have_attribute("title", LONG[1])
     expect(recent.locator(".fit-tail")).to_be_visible()
@@ -171,9 +173,7 @@ def test_the_table_shows_the_rooms_rules_from_a_button_beside_your_name(
         expect(rules.get_by_test_id("rule-seven_zero")).to_contain_text("On (not standard)")
         expect(rules.get_by_test_id("rule-uno_penalty")).to_contain_text("4 (not standard)")
         expect(rules.get_by_test_id("rule-jump_in")).to_contain_text("Off")
-        expect(rules.get_by_test_id("rules-toggle")).to_contain_text(
-            "2 not standard"
-        )
+        expect(rules.get_by_test_id("rules-toggle")).to_contain_text("2 not standard")
     else:
         expect(rules.get_by_test_id("rule-uno_penalty")).to_contain_text("۴")
         expect(rules.get_by_test_id("rule-seven_zero")).to_contain_text("روشن")
@@ -203,7 +203,9 @@ def test_a_settings_change_says_what_changed(make_page: Callable[..., Page]) -> 
     flip = {**lobby, "you": fv.lobby_view()["you"]}
     flip["settings"] = {**lobby["settings"], "variant": "flip"}
     hsite.push_event({"kind": "settings_changed", "settings": flip["settings"]}, flip)
-    expect(host.get_by_test_id("live")).to_contain_text("Settings changed — Variant: Classic → Flip")
+    expect(host.get_by_test_id("live")).to_contain_text(
+        "Settings changed — Variant: Classic → Flip"
+    )
     expect(host.get_by_test_id("toast")).to_have_count(0)
     table = fv.classic_view(now_ms())
     table["settings"]["variant"] = "flip"
@@ -228,9 +230,11 @@ def test_the_round_summary_labels_each_hands_points(
     expect(summary).to_be_visible()
     # Blue 9, a Wild, a Skip: what each hand left is worth, labeled; they add up to the
     # winner's 79 (winner collects), which the caption explains.
-    worth = {"en": ["0 pts left", "9 pts left", "50 pts left", "20 pts left"],
-             "fi": ["0 p jäljellä", "9 p jäljellä", "50 p jäljellä", "20 p jäljellä"],
-             "fa": ["۰ امتیاز مانده", "۹ امتیاز مانده", "۵۰ امتیاز مانده", "۲۰ امتیاز مانده"]}[lang]
+    worth = {
+        "en": ["0 pts left", "9 pts left", "50 pts left", "20 pts left"],
+        "fi": ["0 p jäljellä", "9 p jäljellä", "50 p jäljellä", "20 p jäljellä"],
+        "fa": ["۰ امتیاز مانده", "۹ امتیاز مانده", "۵۰ امتیاز مانده", "۲۰ امتیاز مانده"],
+    }[lang]
     for seat, text in enumerate(worth):
         expect(page.get_by_test_id(f"summary-hand-points-{seat}")).to_have_text(text)
     headers = summary.locator(".summary-table thead th")
@@ -245,7 +249,10 @@ def test_the_round_summary_labels_each_hands_points(
     # The table fits the phone: the Total column is not cut off.
     total = page.get_by_test_id("summary-total-3").bounding_box()
     panel = summary.bounding_box()
-    assert total and panel and total["x"] + total["width"] <= panel["x"] + panel["width"], (total, panel)
+    assert total and panel and total["x"] + total["width"] <= panel["x"] + panel["width"], (
+        total,
+        panel,
+    )
     page.screenshot(path=str(artifacts / f"summary-hand-points-{lang}.png"))
 
 
@@ -256,8 +263,22 @@ def test_a_flip_hand_is_counted_on_the_side_in_play(make_page: Callable[..., Pag
     over = fv.flip_view(now_ms())
     over["status"] = "round_over"
     event = fv.round_ended_event()
-    face = lambda c, k, v=None: {"id": 0, "face": {"color": c, "kind": k, "value": v}, "color": c, "kind": k, "value": v}  # noqa: E731
-    event["hands"] = [[], [face("teal", "skip_everyone"), face(None, "wild_draw_color")], [face("pink", "number", 7)], []]
+
+    def face(c: str | None, k: str, v: int | None = None) -> dict[str, Any]:
+        return {
+            "id": 0,
+            "face": {"color": c, "kind": k, "value": v},
+            "color": c,
+            "kind": k,
+            "value": v,
+        }
+
+    event["hands"] = [
+        [],
+        [face("teal", "skip_everyone"), face(None, "wild_draw_color")],
+        [face("pink", "number", 7)],
+        [],
+    ]
     event["points"] = [97, 0, 0, 0]
     site.push_event(event, over)
     expect(page.get_by_test_id("summary-hand-points-1")).to_have_text("90 pts left")
@@ -278,16 +299,20 @@ def test_the_invite_link_and_its_button_fit_a_phone_in_every_language(
     expect(button).to_have_text({"tr": "Kopyala", "fi": "Kopioi", "fa": "رونوشت"}[lang])
     expect(button).to_have_attribute(
         "aria-label",
-        {"tr": "Davet bağlantısını kopyala", "fi": "Kopioi kutsulinkki", "fa": "رونوشت پیوند دعوت"}[lang],
+        {"tr": "Davet bağlantısını kopyala", "fi": "Kopioi kutsulinkki", "fa": "رونوشت پیوند دعوت"}[
+            lang
+        ],
     )
     for el in (field, button):
         fits = el.evaluate(
-            "e => { const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth"
+            "e => { const r = e.getBoundingClientRect();"
+            " return r.left >= 0 && r.right <= innerWidth"
             " && (e.tagName === 'INPUT' || e.scrollWidth <= e.clientWidth + 1); }"
         )
         assert fits, el
     page.screenshot(
-        path=str(artifacts / f"invite-{lang}.png"), clip={"x": 0, "y": 0, "width": 390, "height": 300}
+        path=str(artifacts / f"invite-{lang}.png"),
+        clip={"x": 0, "y": 0, "width": 390, "height": 300},
     )
 
 
@@ -353,11 +378,13 @@ CARD_NAMES = """async ([lang, kinds]) => {
   const out = [];
   for (const k of kinds) {
     const wild = k.startsWith('wild');
-    out.push(c.cardName({ color: wild ? null : 'green', kind: k, value: k === 'number' ? 7 : null }));
+    const value = k === 'number' ? 7 : null;
+    out.push(c.cardName({ color: wild ? null : 'green', kind: k, value }));
     if (wild) out.push(c.cardName({ color: null, kind: k, value: null }, 'blue'));
   }
   out.push(c.cardName({ color: null, kind: 'wild_custom', effect: 'next_draws', n: 3 }, 'red'));
-  out.push(c.cardName({ color: null, kind: 'wild_custom', effect: 'swap_hands', label: 'Swap!' }, 'red'));
+  const swap = { color: null, kind: 'wild_custom', effect: 'swap_hands', label: 'Swap!' };
+  out.push(c.cardName(swap, 'red'));
   out.push(c.cardName({ color: 'red', kind: 'some_new_kind', value: null }));
   return out.map((x) => x.replace(/[\\u2068\\u2069]/g, ''));
 }"""
@@ -392,7 +419,12 @@ def test_every_cards_name_reads_naturally_without_codes(
     assert any("Swap!" in n for n in names), names
 
 
-BOT_WORDS = {"en": ("Bot", "Bot 2"), "tr": ("Bot", "Bot 2"), "fi": ("Botti", "Botti 2"), "fa": ("ربات", "ربات ۲")}
+BOT_WORDS = {
+    "en": ("Bot", "Bot 2"),
+    "tr": ("Bot", "Bot 2"),
+    "fi": ("Botti", "Botti 2"),
+    "fa": ("ربات", "ربات ۲"),
+}
 
 
 @pytest.mark.parametrize("lang", ["en", "tr", "fi", "fa"])
@@ -427,10 +459,16 @@ def test_the_live_region_and_the_bot_label_speak_the_pages_language(
     assert "!." not in text, text
     # The bot's badge at the table and its tile's name.
     expect(page.get_by_test_id("seat-2").locator(".badge").first).to_contain_text(word)
-    expect(page.get_by_test_id("seat-2-name")).to_have_text(BOT_WORDS[lang][0] + (" 3" if lang != "fa" else " ۳"))
+    expect(page.get_by_test_id("seat-2-name")).to_have_text(
+        BOT_WORDS[lang][0] + (" 3" if lang != "fa" else " ۳")
+    )
     # A tile's accessible name counts cards in the language's grammar ("1 kortti", not "1 korttia").
     one = {"en": "1 card", "tr": "1 kart", "fi": "1 kortti", "fa": "۱ کارت"}[lang]
-    label = (page.get_by_test_id("seat-1").get_attribute("aria-label") or "").replace("\u2068", "").replace("\u2069", "")
+    label = (
+        (page.get_by_test_id("seat-1").get_attribute("aria-label") or "")
+        .replace("\u2068", "")
+        .replace("\u2069", "")
+    )
     assert label.endswith(one), label
 
 
@@ -476,22 +514,29 @@ def test_the_header_says_offline_while_reconnecting_and_clears_when_back(
 
 CHALLENGE_SIGHT = """() => {
   const prompt = document.querySelector('[data-testid=challenge-dialog]').getBoundingClientRect();
-  const over = (r) => r.left < prompt.right && r.right > prompt.left && r.top < prompt.bottom && r.bottom > prompt.top;
+  const over = (r) => r.left < prompt.right && r.right > prompt.left
+    && r.top < prompt.bottom && r.bottom > prompt.top;
   const cards = [...document.querySelectorAll('[data-testid=hand] .card')];
   const first = cards[0].getBoundingClientRect();
-  return { covered: cards.filter((c) => over(c.getBoundingClientRect())).map((c) => c.dataset.testid),
+  const covered = cards.filter((c) => over(c.getBoundingClientRect()));
+  return { covered: covered.map((c) => c.dataset.testid),
            first: first.top >= 0 && first.bottom <= innerHeight,
            prompt: prompt.top >= 0 && prompt.bottom <= innerHeight };
 }"""
 
 
-@pytest.mark.parametrize(("lang", "size"), [("en", (390, 844)), ("fi", (360, 740)), ("fa", (390, 844))])
+@pytest.mark.parametrize(
+    ("lang", "size"), [("en", (390, 844)), ("fi", (360, 740)), ("fa", (390, 844))]
+)
 def test_the_challenge_question_and_the_hand_are_in_sight_when_scrolled_down(
     make_page: Callable[..., Page], lang: str, size: tuple[int, int]
 ) -> None:
     width, height = size
     page = make_page(
-        viewport={"width": width, "height": height}, is_mobile=True, has_touch=True, locale=LOCALES[lang]
+        viewport={"width": width, "height": height},
+        is_mobile=True,
+        has_touch=True,
+        locale=LOCALES[lang],
     )
     site = FakeSite(page, fv.classic_view(now_ms()))
     site.open_room(lang=lang)
@@ -500,7 +545,9 @@ def test_the_challenge_question_and_the_hand_are_in_sight_when_scrolled_down(
     # question appears on a phone.
     page.get_by_test_id("hand").evaluate("el => el.scrollIntoView({ block: 'start' })")
     page.evaluate("window.scrollBy(0, -20)")
-    site.push_event({"kind": "challenge_opened", "seat": 0, "offender": 3}, fv.challenge_view(now_ms()))
+    site.push_event(
+        {"kind": "challenge_opened", "seat": 0, "offender": 3}, fv.challenge_view(now_ms())
+    )
     expect(page.get_by_test_id("challenge-btn")).to_be_focused()
     expect(page.get_by_test_id("accept-btn")).to_be_in_viewport(ratio=1)
     seen = page.evaluate(CHALLENGE_SIGHT)

@@ -12,7 +12,11 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ConsoleErrors
-from tests.browser.scenario import against_a_bot_on_a_fixed_deal, host_opens_a_room, short_round_deck
+from tests.browser.scenario import (
+    against_a_bot_on_a_fixed_deal,
+    host_opens_a_room,
+    short_round_deck,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +53,9 @@ def test_a_round_without_points_shows_hands_rules_and_a_match_page_without_null(
     host_opens_a_room(page, live_server, "Ayşe")
     page.get_by_test_id("add-bot").click()
     expect(page.get_by_test_id("lobby-seat-1")).to_have_attribute("data-bot", "true")
-    against_a_bot_on_a_fixed_deal(page, live_server, short_round_deck, scoring="none", uno_penalty=0)
+    against_a_bot_on_a_fixed_deal(
+        page, live_server, short_round_deck, scoring="none", uno_penalty=0
+    )
     page.get_by_test_id("start-btn").click()
     expect(page.get_by_test_id("table")).to_be_visible()
     # The room's rules from the table, as the server sent them.
@@ -59,7 +65,9 @@ def test_a_round_without_points_shows_hands_rules_and_a_match_page_without_null(
     expect(page.get_by_test_id("rule-target_score")).to_have_count(0)  # no target without points
     hand = page.get_by_test_id("hand").locator(".card")
     for left in range(7, 0, -1):  # red 1..7; the bot draws and passes in between
-        expect(page.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true", timeout=15000)
+        expect(page.get_by_test_id("turn-status")).to_have_attribute(
+            "data-mine", "true", timeout=15000
+        )
         expect(hand).to_have_count(left)
         page.locator("[data-testid=hand] .card.legal").first.click()
     expect(page.get_by_test_id("round-summary")).to_be_visible()
