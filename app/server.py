@@ -42,7 +42,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
-from app.api.limits import Network, client_key, parse_networks, within
+from app.api.limits import Network, client_key, error_response, parse_networks, within
 from app.settings import AppSettings
 from app.transport.connection import SEND_NOW_EXTENSION
 
@@ -59,27 +59,10 @@ CLOSE_INVALID_DATA = 1007  # a text message that is not UTF-8
 POLICY_CLOSE_GRACE_SECONDS = 1.0
 
 
-_BUSY_BODY = b'{"error":{"code":"unavailable","message":"the server is busy, retry"}}'
-
-
 async def _busy(scope: Any, receive: Any, send: Any) -> None:
     """uvicorn's answer past `max_connections` (its `limit_concurrency`), in the API's error
-    shape (`{"error": {...}}`, docs/protocol.md) instead of its plain text, with a
-    Retry-After."""
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 503,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(_BUSY_BODY)).encode()),
-                (b"retry-after", b"1"),
-                (b"cache-control", b"no-store"),
-                (b"connection", b"close"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": _BUSY_BODY, "more_body": False})
+    shape (docs/protocol.md) instead of its plain text, with a Retry-After."""
+    await error_response(send, 503, "unavailable", "the server is busy, retry", 1, close=True)
 
 
 # The h11 protocol looks this answer up by its module's global name on each request.

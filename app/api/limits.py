@@ -125,17 +125,22 @@ async def rate_limited_response(
     send: Send, wait: float, message: str = "too many requests from this address"
 ) -> None:
     """A 429 `rate_limited` in the API's error shape, with `Retry-After` (whole seconds)."""
-    body = json.dumps({"error": {"code": "rate_limited", "message": message}}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 429,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(max(1, math.ceil(wait))).encode()),
-                (b"cache-control", b"no-store"),
-            ],
-        }
-    )
+    await error_response(send, 429, "rate_limited", message, wait)
+
+
+async def error_response(
+    send: Send, status: int, code: str, message: str, retry_after: float, *, close: bool = False
+) -> None:
+    """An error in the API's shape (`{"error": {...}}`) sent straight to an ASGI `send`, for
+    the refusals made outside the app's routes, with `Retry-After` (whole seconds)."""
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", str(max(1, math.ceil(retry_after))).encode()),
+        (b"cache-control", b"no-store"),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -216,17 +216,13 @@ class RoomService:
         unopened_cutoff = now - self.config.room_unused_seconds * 1000
         removed = 0
         for room in await self.store.rooms():
-            made = self._unopened.get(room)
-            if made is not None and made < unopened_cutoff:
-                pass
-            elif self._touched.get(room, 0) >= cutoff or self.has_sockets(room):
+            unopened = self._unopened.get(room, now) < unopened_cutoff
+            if not unopened and (self._touched.get(room, 0) >= cutoff or self.has_sockets(room)):
                 continue
             async with self._lock(room):
                 await self.store.delete(room)
             self.scheduler.schedule(room, None)
-            for table in (self._locks, self._bots, self._tried, self._touched, self._unopened):
-                table.pop(room, None)
-            self.versions.forget(room)
+            self._drop_local(room)
             removed += 1
         if removed:
             log.info("forgot %d idle rooms", removed)
@@ -244,12 +240,15 @@ class RoomService:
             lock = self._locks.get(room)
             if lock is not None and lock.locked():
                 continue
-            for table in (self._locks, self._bots, self._tried, self._touched, self._unopened):
-                table.pop(room, None)
-            self.versions.forget(room)
+            self._drop_local(room)
         for room, made in list(self._unopened.items()):
             if made < unopened_cutoff:  # Redis expires the room itself (its short TTL)
                 del self._unopened[room]
+
+    def _drop_local(self, room: str) -> None:
+        for table in (self._locks, self._bots, self._tried, self._touched, self._unopened):
+            table.pop(room, None)
+        self.versions.forget(room)
 
     async def prune_records(self) -> tuple[int, int]:
         """Retention of the database's rows (recorder.prune): rooms idle past
