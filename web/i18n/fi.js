@@ -338,7 +338,7 @@ export default {
   'set.group.timers': 'Ajastimet',
   'set.variant': 'Muunnelma',
   'set.variant.classic': 'Klassinen',
-  'set.variant.all_wild': 'All Wild',
+  'set.variant.all_wild': 'Kaikki villit',
   'set.variant.flip': 'Flip',
   'set.deck': 'Pakka',
   'set.deck.gdj85': '112 kortin laatikko (käsien sekoituksella)',
