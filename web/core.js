@@ -782,6 +782,17 @@ export function tickTimers(S) {
   }
 }
 
+/**
+ * A link to read and copy, read-only: the whole of it shown, wrapped onto more lines where the
+ * field is narrower than the link (a single-line input hid its end), always left to right.
+ */
+export function linkField({ id, testid, value }) {
+  return h('textarea', {
+    id, testid, class: 'link-field', readonly: true, rows: 2, dir: 'ltr', spellcheck: 'false', autocapitalize: 'off',
+    value, onfocus: (e) => e.target.select(),
+  });
+}
+
 /** The way on from a page whose room, tournament or match is not there: the home page. */
 /**
  * Put `text` on the clipboard; resolves to whether it got there. The Clipboard API exists only

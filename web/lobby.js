@@ -1,5 +1,5 @@
 // The lobby: seats, invite link, host controls (settings, bots, start).
-import { h, t, copyText, formatNumber, displayName, eventName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
+import { h, t, copyText, linkField, formatNumber, displayName, eventName, seatName, countdown, listText, spectatorName, unnamedSpectator } from './core.js';
 import { settingsForm } from './settings.js';
 
 export function inviteUrl(room) {
@@ -112,7 +112,9 @@ export function lobbyScreen(S, actions) {
   const invite = h('div', { class: 'invite' },
     h('label', { for: 'invite-url' }, t('lobby.invite')),
     h('div', { class: 'row' },
-      h('input', { id: 'invite-url', testid: 'invite-url', readonly: true, value: inviteUrl(view.room), onfocus: (e) => e.target.select() }),
+      // A field that wraps (the room code at the link's end was cut off on a phone), read left
+      // to right in Persian too.
+      linkField({ id: 'invite-url', testid: 'invite-url', value: inviteUrl(view.room) }),
       // "Copy" beside the labeled field; its accessible name says what is copied.
       h('button', { type: 'button', testid: 'copy-invite', 'aria-label': t('lobby.copy'), onclick: () => copyInvite(view.room, actions) }, t('lobby.copy_short'))),
     inviteExtras(S, actions, view.room));

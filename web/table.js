@@ -1,6 +1,6 @@
 // The table: opponents, piles, your hand and every move the view offers; playing a card
 // (color and seat pickers), the round summary, and the flights of played and drawn cards.
-import { h, api, t, formatNumber, displayName, nameFit, faceOf, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab, SETTING_KEYS, settingValue, has } from './core.js';
+import { h, api, t, formatNumber, displayName, nameFit, cardEl, backEl, cardName, colorName, cardsText, handOrder, seatName, eventName, describe, ring, trapTab, SETTING_KEYS, settingValue, has } from './core.js';
 import { DEFAULTS } from './settings.js';
 import { seatBadges, chatPanel, copyInvite, leaveButton, stopWatching, spectatorCount, hostCountdown } from './lobby.js';
 
@@ -609,19 +609,6 @@ function historyPart(S, actions, matchId) {
   return h('p', { class: 'muted', testid: 'history-loading' }, t('join.loading'));
 }
 
-// What a card left in a hand is worth (RULES 16, 19, 26, on the side in play), to show each
-// hand's points in the round summary. Display only: the server's `points` are the score.
-const FLIP_POINTS = { draw1: 10, draw5: 20, reverse: 20, skip: 20, flip: 20, skip_everyone: 30, wild: 40, wild_draw2: 50, wild_draw_color: 60 };
-
-export function cardPoints(card, variant) {
-  const f = faceOf(card);
-  if (!f) return 0;
-  if (f.kind === 'number') return f.value || 0;
-  if (variant === 'all_wild') return f.kind === 'wild' ? 20 : 50;
-  if (variant === 'flip') return FLIP_POINTS[f.kind] ?? 0;
-  return ['skip', 'reverse', 'draw2'].includes(f.kind) ? 20 : 50;
-}
-
 export function summaryOverlay(S, actions) {
   const view = S.view;
   const ev = S.summary;
@@ -652,10 +639,11 @@ export function summaryOverlay(S, actions) {
       h('th', { scope: 'col', class: 'num' }, t('summary.points')), h('th', { scope: 'col', class: 'num' }, t('summary.total')))),
     h('tbody', {}, view.seats.map((seat) => h('tr', { testid: `summary-seat-${seat.seat}` },
       h('td', {}, h('bdi', {}, displayName(seat))),
-      // The cards left and what they are worth ("9 pts"), under them.
+      // The cards left and what they are worth ("9 pts"), under them: the server's count
+      // (extension `hand_points`, on the side in play); an older server's event has none.
       h('td', {}, h('div', { class: 'mini-hand' }, (ev?.hands?.[seat.seat] || []).map((c) => cardEl(c, { small: true }))),
-        ev?.hands ? h('span', { class: 'hand-points', testid: `summary-hand-points-${seat.seat}` },
-          t('summary.hand_points', { n: (ev.hands[seat.seat] || []).reduce((sum, c) => sum + cardPoints(c, view.settings?.variant), 0) })) : null),
+        Number.isInteger(ev?.hand_points?.[seat.seat]) ? h('span', { class: 'hand-points', testid: `summary-hand-points-${seat.seat}` },
+          t('summary.hand_points', { n: ev.hand_points[seat.seat] })) : null),
       h('td', { class: 'num', testid: `summary-points-${seat.seat}` }, formatNumber(ev?.points?.[seat.seat] ?? 0)),
       h('td', { class: 'num', testid: `summary-total-${seat.seat}` }, formatNumber(scores[seat.seat] ?? 0)))))),
   goalText(view) ? h('p', { class: 'muted' }, goalText(view)) : null,

@@ -4,7 +4,7 @@
 // /me answer. Changes are pushed (GET /api/tournaments/{t}/events, server-sent events: the
 // public answer each time it changes, docs/protocol.md); while that stream is down the page
 // polls every few seconds instead.
-import { h, t, copyText, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
+import { h, t, copyText, linkField, formatNumber, api, ApiError, loadSession, saveSession, rememberedName, rememberName, listText, homeLink } from './core.js';
 import { settingsForm, changedSettings, DEFAULTS } from './settings.js';
 import { clampName, nameLimit } from './names.js';
 
@@ -538,7 +538,7 @@ function hostPanel({ code, data, host, actions }) {
     h('div', { class: 'invite' },
       h('label', { for: 'tour-link' }, t('tour.link')),
       h('div', { class: 'row' },
-        h('input', { id: 'tour-link', testid: 'tour-link', readonly: true, value: registrationUrl(code), onfocus: (e) => e.target.select() }),
+        linkField({ id: 'tour-link', testid: 'tour-link', value: registrationUrl(code) }),
         h('button', { type: 'button', testid: 'tour-copy', onclick: () => copyLink(code, actions) }, t('tour.copy')))),
     registering ? h('p', { class: 'muted' }, t('tour.host_help')) : null,
     h('p', { class: 'error', role: 'alert', testid: 'tour-host-error' }, T.hostError),

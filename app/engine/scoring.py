@@ -13,15 +13,15 @@ def hand_points(st: State) -> list[int]:
     return [sum(faces[c].points for c in hand) for hand in st.hands]
 
 
-def round_points(st: State, winner: int) -> list[int]:
-    held = hand_points(st)
+def round_points(st: State, winner: int, held: list[int]) -> list[int]:
+    """What each seat scores for the round from the points left in the hands (`held`)."""
     scoring = st.settings.scoring
     if scoring == "winner_collects":
         points = [0] * len(held)
         points[winner] = sum(held)
         return points
     if scoring == "lowest_wins":
-        return held
+        return list(held)
     return [0] * len(held)
 
 
@@ -51,7 +51,8 @@ def _single(scores: list[int], best: int) -> int | None:
 def end_round(ctx: Ctx, winner: int) -> None:
     st = ctx.st
     ctx.settle()
-    points = round_points(st, winner)
+    held = hand_points(st)
+    points = round_points(st, winner, held)
     st.scores = [a + b for a, b in zip(st.scores, points, strict=True)]
     st.winner = winner
     champion = match_winner(st, winner)
@@ -73,6 +74,9 @@ def end_round(ctx: Ctx, winner: int) -> None:
             "winner": winner,
             "hands": [cards_json(st.deck, st.side, h) for h in st.hands],
             "points": points,
+            # Extension: what each hand above is worth, the cards counted as `points` counts
+            # them (on the side in play), so that a client needs no copy of the card values.
+            "hand_points": held,
             "scores": list(st.scores),
             "match_id": st.match_id,
             "reason": "hand_empty",

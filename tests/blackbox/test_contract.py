@@ -547,6 +547,11 @@ async def test_round_end_match_record_and_match_end(server: Harness) -> None:
     assert set(ended) >= {"kind", "round", "winner", "hands", "points", "scores"}
     assert len(ended["hands"]) == len(ended["points"]) == len(ended["scores"]) == 2
     assert ended["winner"] in (0, 1) and ended["round"] == 1
+    # Extension `hand_points` (additive): what each hand is worth, the winner's empty one 0.
+    loser = 1 - ended["winner"]
+    assert ended["hand_points"][ended["winner"]] == 0 and len(ended["hand_points"]) == 2
+    if all(c["kind"] == "number" for c in ended["hands"][loser]):
+        assert ended["hand_points"][loser] == sum(c["value"] for c in ended["hands"][loser])
     match_id = ended.view["match_id"]
     record = (await server.http.get(f"/api/matches/{match_id}")).json()
     assert set(record) >= {"match_id", "status", "settings", "players", "rounds", "scores"}

@@ -184,6 +184,7 @@ def round_ended_event() -> dict[str, Any]:
             [card(11, "red", "skip")],
         ],
         "points": [79, 0, 0, 0],
+        "hand_points": [0, 9, 50, 20],  # extension: each hand's worth, counted by the server
         "scores": [79, 0, 0, 0],
         "match_id": "m1",
     }

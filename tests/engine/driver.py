@@ -230,10 +230,25 @@ class Driver:
                 for i, pts in enumerate(p["points"]):
                     sums[i] += pts
                 assert sums == list(p["scores"]), "match scores are the sum of round points"
+                self.check_hand_points(p)
                 self.check_match_end(list(p["scores"]), ended)
             elif e.kind == "match_ended":
                 self.matches += 1
                 self.check_winner(e.public["winner"], list(e.public["scores"]))
+
+    def check_hand_points(self, p: dict[str, Any]) -> None:
+        """Extension `hand_points`: each hand's worth, which the round's points are made of."""
+        held = list(p["hand_points"])
+        assert len(held) == len(p["hands"]) == self.n
+        assert all(v == 0 for v, hand in zip(held, p["hands"], strict=True) if not hand)
+        assert all(v >= 0 for v in held), held
+        mode = self.settings.get("scoring", "winner_collects")
+        if mode == "winner_collects":
+            assert p["points"][p["winner"]] == sum(held)
+        elif mode == "lowest_wins":
+            assert list(p["points"]) == held
+        else:
+            assert not any(p["points"])
 
     def check_match_end(self, scores: list[int], ended: bool) -> None:
         """Rule 16: the match ends exactly when someone reaches the target (and no tie)."""

@@ -17,6 +17,8 @@ def test_winner_collects_scores_the_other_hands() -> None:
     ended = t.find("round_ended")
     assert ended.public["winner"] == 0
     assert ended.public["points"] == [OTHER_POINTS, 0]
+    # Extension: what each hand is worth (the winner's is empty), for the round summary.
+    assert ended.public["hand_points"] == [0, OTHER_POINTS]
     assert ended.public["scores"] == [OTHER_POINTS, 0]
     assert t.scores() == [OTHER_POINTS, 0]
     assert t.status == "round_over"
@@ -27,7 +29,9 @@ def test_shuffle_hands_and_customizable_count_fifty() -> None:
     other = ["wild_shuffle", "wild_custom", "red 1", "red 2", "red 3", "red 5", "red 6"]
     t = quick_win_table(other, custom_wilds=[{"effect": "reverse"}])
     win_quickly(t)
-    assert t.find("round_ended").public["points"] == [50 + 50 + 1 + 2 + 3 + 5 + 6 + 9, 0]
+    ended = t.find("round_ended").public
+    assert ended["points"] == [50 + 50 + 1 + 2 + 3 + 5 + 6 + 9, 0]
+    assert ended["hand_points"] == [0, 50 + 50 + 1 + 2 + 3 + 5 + 6 + 9]
 
 
 def test_reaching_the_target_ends_the_match() -> None:
@@ -44,6 +48,7 @@ def test_lowest_wins_each_adds_own_hand() -> None:
     win_quickly(t)
     ended = t.find("round_ended")
     assert ended.public["points"] == [0, OTHER_POINTS]
+    assert ended.public["hand_points"] == [0, OTHER_POINTS]
     assert ended.public["scores"] == [0, OTHER_POINTS]
     assert t.status == "round_over"
 
@@ -60,6 +65,7 @@ def test_scoring_none_every_round_is_a_match() -> None:
     t = quick_win_table(OTHER, scoring="none")
     win_quickly(t)
     assert t.find("round_ended").public["points"] == [0, 0]
+    assert t.find("round_ended").public["hand_points"] == [0, OTHER_POINTS]  # still shown
     assert t.find("match_ended").public["winner"] == 0
     assert t.status == "match_over"
     assert t.scores() == [0, 0]

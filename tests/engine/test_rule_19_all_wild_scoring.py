@@ -28,4 +28,5 @@ def test_wild_twenty_others_fifty() -> None:
     t.play(0, "wild_skip")
     ended = t.find("round_ended")
     assert ended.public["points"] == [20 + 20 + 50 * 5, 0]
+    assert ended.public["hand_points"] == [0, 20 + 20 + 50 * 5]
     assert t.settings.target_score == 500

@@ -25,6 +25,8 @@ def test_flip_as_last_card_ends_without_flipping_and_scores_light_faces() -> Non
     ended = t.find("round_ended", events)
     assert ended.public["winner"] == 0
     assert ended.public["points"] == [165 + 9, 0]
+    # Each hand's worth is counted on the side in play too (here the light side).
+    assert ended.public["hand_points"] == [0, 165 + 9]
     assert t.st["side"] == "light"
 
 
@@ -55,3 +57,5 @@ def test_round_ending_on_the_dark_side_scores_dark_faces() -> None:
         f = face(t.listing, cid, "dark")
         expected += f["value"] if f["kind"] == "number" else DARK_POINTS[f["kind"]]
     assert ended.public["points"] == [0, expected]
+    # Each hand's worth on the dark side, the side in play, as its points are.
+    assert ended.public["hand_points"] == [expected, 0]

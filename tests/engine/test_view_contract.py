@@ -114,6 +114,8 @@ def test_round_and_match_ended_fields() -> None:
     assert ended["match_id"] == t.view(None)["match_id"]
     assert ended["started_at"] <= ended["ended_at"] == t.now
     assert len(ended["hands"]) == 2 and ended["hands"][0] == []
+    # Extension `hand_points`: each hand's worth; the winner collects the other's.
+    assert ended["hand_points"] == [0, ended["points"][0]]
     match = t.find("match_ended").public
     assert {"winner", "scores", "match_id"} <= set(match)
     assert match["match_id"] == ended["match_id"] and match["scores"] == ended["scores"]
