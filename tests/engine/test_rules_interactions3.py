@@ -13,7 +13,18 @@ from app.engine import apply
 from app.engine.actions import Catch, Challenge, Choose, Play
 from app.engine.errors import EngineError
 
-from .helpers import CHAIN, CHAIN_FIRST, Table, run_chain
+from .helpers import (
+    CHAIN,
+    CHAIN_FIRST,
+    FLIP_SEED,
+    LIGHT,
+    Table,
+    flip_listing,
+    quick_win_table,
+    run_chain,
+    spec_matches,
+    win_quickly,
+)
 
 ENDED = ("round_over", "match_over")
 
@@ -282,3 +293,227 @@ def test_jump_in_with_the_last_card_ends_the_round_without_its_skip() -> None:
     events = t.play(1, "green skip")
     assert "turn_skipped" not in t.kinds(events)
     assert t.find("round_ended", events).public["winner"] == 1
+
+
+# --- RULES 10 + 13: a Wild Shuffle Hands that leaves its player at one card ---------------
+
+
+def test_wild_shuffle_hands_leaving_the_player_at_one_card_exposes_it() -> None:
+    """RULES 10 + 13: two cards in all (seat 0's blue 1 and seat 1's last card) are dealt from
+    seat 1: one each. Seat 0 reached one card by the shuffle and must declare.
+
+    Seat 1 was already at one card, declared, and holds one card again: the engine keeps its
+    declaration (RULES 13 speaks of a player *reaching* one card; see the report)."""
+    hand0 = ["yellow skip", "yellow reverse", "green reverse", "green skip", "wild_shuffle",
+             "blue 1"]
+    t = one_card_opponent("green 9", hand0)
+    for spec in ("yellow skip", "yellow reverse", "green reverse", "green skip"):
+        t.play(0, spec)
+    assert t.turn == 0 and t.count(0) == 2
+    events = t.play(0, "wild_shuffle", color="red")
+    assert "hands_shuffled" in t.kinds(events)
+    assert t.counts() == [1, 1]
+    assert t.turn == 1
+    assert t.moves(1)["catch"] == [0]
+    assert t.moves(0)["catch"] == []  # the engine's reading: seat 1's declaration stands
+
+
+def test_wild_shuffle_hands_declared_with_the_play_covers_the_one_card_it_leaves() -> None:
+    """RULES 13 + 10: `uno` with the Wild Shuffle Hands counts for the hand it deals."""
+    hand0 = ["yellow skip", "yellow reverse", "green reverse", "green skip", "wild_shuffle",
+             "blue 1"]
+    t = one_card_opponent("green 9", hand0)
+    for spec in ("yellow skip", "yellow reverse", "green reverse", "green skip"):
+        t.play(0, spec)
+    events = t.play(0, "wild_shuffle", color="red", uno=True)
+    assert "uno_declared" in t.kinds(events)
+    assert t.moves(1)["catch"] == []
+
+
+# --- RULES 11 + 14 / 15 ----------------------------------------------------------------------
+
+
+def _custom_last(entry: dict[str, Any], **settings: Any) -> Table:
+    hands = {0: [*CHAIN, "green 7", "wild_custom"]}
+    t = Table(2, hands=hands, first=CHAIN_FIRST, pile=["blue 9"], custom_wilds=[entry],
+              avoid=["color=green", "kind=number value=7", "kind=wild"], **settings)
+    run_chain(t)
+    t.play(0, "green 7", uno=True)
+    t.draw(1)
+    assert t.turn == 0 and t.count(0) == 1
+    return t
+
+
+def test_customizable_rotate_as_the_last_card_does_not_rotate() -> None:
+    """RULES 14 + 11: rotate_hands as the last card: no rotation, the round ends."""
+    t = _custom_last({"effect": "rotate_hands"})
+    held = t.hand_ids_now(1)
+    events = t.play(0, "wild_custom", color="red")
+    assert "hands_rotated" not in t.kinds(events)
+    ended = t.find("round_ended", events)
+    assert ended.public["winner"] == 0
+    assert {c["id"] for c in ended.public["hands"][1]} == held
+
+
+def test_customizable_skip_next_as_the_last_card_skips_nobody() -> None:
+    """RULES 14 + 11: skip_next as the last card has no effect but ends the round."""
+    t = _custom_last({"effect": "skip_next", "n": 2})
+    events = t.play(0, "wild_custom", color="red")
+    assert "turn_skipped" not in t.kinds(events)
+    assert t.find("round_ended", events).public["winner"] == 0
+
+
+@pytest.mark.parametrize(("n", "players", "after"), [(1, 2, 0), (2, 3, 0), (1, 3, 2)])
+def test_customizable_skip_next_counts_seats_around_the_table(
+    n: int, players: int, after: int
+) -> None:
+    """RULES 11 + 15: skip_next N: the next N players lose their turns (two players, N=1:
+    the player plays again, like a Skip; three players, N=2: the player plays again)."""
+    t = Table(players, hands={0: ["wild_custom"]}, first="red 3",
+              custom_wilds=[{"effect": "skip_next", "n": n}])
+    t.play(0, "wild_custom", color="blue")
+    assert t.turn == after and t.phase == "play"
+
+
+# --- RULES 2 / 24 + 15: first cards with two players -------------------------------------
+
+
+def test_two_players_first_card_skip_the_dealer_plays() -> None:
+    """RULES 2 + 15: Skip first: the first player (seat 0, left of dealer seat 1) is skipped."""
+    t = Table(2, first="red skip")
+    assert t.turn == 1 and t.phase == "play" and t.st["direction"] == 1
+    assert t.counts() == [7, 7]
+
+
+def test_two_players_first_card_reverse_the_dealer_plays() -> None:
+    """RULES 2 + 15: Reverse first: the dealer plays first (counter-clockwise)."""
+    t = Table(2, first="red reverse")
+    assert t.turn == 1 and t.phase == "play" and t.st["direction"] == -1
+    assert t.counts() == [7, 7]
+
+
+def test_two_players_first_card_draw_two_the_dealer_plays() -> None:
+    """RULES 2 + 15: Draw Two first: seat 0 draws 2 and is skipped; the dealer plays."""
+    t = Table(2, first="red draw2", stack_draw2=True)
+    assert t.counts() == [9, 7]
+    assert t.turn == 1 and t.phase == "play"
+
+
+def test_flip_two_players_first_card_draw_one_the_dealer_plays() -> None:
+    """RULES 24 + 25: Draw One first: seat 0 draws 1 and is skipped; the dealer plays."""
+    t = Table(2, variant="flip", first="red draw1")
+    assert t.counts() == [8, 7]
+    assert t.turn == 1 and t.phase == "play"
+
+
+# --- RULES 4 + 9 + 29: draws that are not a voluntary draw -------------------------------
+
+
+def test_no_voluntary_draw_does_not_stop_taking_a_stacked_penalty() -> None:
+    """RULES 4 + 9: while a penalty is pending the choices are stacking or taking it, whatever
+    `no_voluntary_draw` says about the playable cards in hand."""
+    hands = {0: ["red draw2"], 1: ["red 7", "red 8", "blue draw2"]}
+    t = Table(2, hands=hands, first="red 3", stack_draw2=True, no_voluntary_draw=True)
+    t.play(0, "red draw2")
+    assert t.phase == "penalty" and t.turn == 1
+    assert t.moves(1)["draw"] is True
+    assert t.playable(1) == {t.card(1, "blue draw2")}  # the red numbers cannot answer
+    t.draw(1)
+    assert t.count(1) == 9 and t.turn == 0
+
+
+def test_turn_expiry_draws_even_with_no_voluntary_draw_and_a_playable_card() -> None:
+    """RULES 29 + 4: on expiry the server draws for the player (then keeps and passes), even
+    where `no_voluntary_draw` would refuse the player's own draw."""
+    t = Table(2, hands={0: ["red 7"]}, first="red 3", no_voluntary_draw=True, turn_seconds=5)
+    assert t.moves(0)["draw"] is False
+    t.timeout("turn")
+    assert t.count(0) == 8 and t.turn == 1
+
+
+def test_forced_play_until_playable_the_card_found_must_be_played() -> None:
+    """RULES 4: until_playable + forced_play: the playable card found must be played."""
+    t = Table(2, hands={0: ["blue 1", "blue 2"]}, first="red 3", pile=["green 5", "red 9"],
+              draw="until_playable", forced_play=True, avoid=["color=red", "kind=wild",
+                                                             "kind=number value=3"])
+    assert t.playable(0) == set()
+    t.draw(0)
+    assert t.phase == "after_draw" and t.count(0) == 9
+    assert t.moves(0)["pass"] is False
+    found = t.card(0, "red 9")
+    assert t.playable(0) == {found}
+    t.play(0, found)
+    assert t.turn == 1
+
+
+# --- RULES 22 + 13 + 29: a Flip turning up a wild, with a player exposed ---------------------
+
+
+def _flip_to_a_wild(**settings: Any) -> Table:
+    """Two players, Flip: seat 0 sheds with Skips and Reverses (RULES 25) to [Flip, X] on a
+    first card whose dark face is a wild, then plays the Flip without declaring: the whole
+    pile turns over, the dark wild is on top, seat 1 must name the color (RULES 22)."""
+    listing = flip_listing(2)
+    cards = listing["cards"]
+    color = next(
+        c for c in LIGHT if any(spec_matches(x, f"{c} kind=number|wild") for x in cards)
+    )
+    a, b, c = (x for x in LIGHT if x != color)
+    hand0 = [f"{color} skip", f"{color} reverse", f"{a} reverse", f"{a} skip", f"{b} skip",
+             f"{b} flip", f"{c} 5"]
+    t = Table(2, variant="flip", hands={0: hand0}, first=f"{color} kind=number|wild",
+              seed=FLIP_SEED, **settings)
+    run_chain(t, 0, hand0[:5])
+    t.play(0, f"{b} flip")
+    assert t.st["side"] == "dark" and t.top["id"] == t.first_id
+    assert t.turn == 1 and t.phase == "choose" and t.count(0) == 1
+    return t
+
+
+def test_flip_to_a_wild_the_next_player_may_catch_before_naming_the_color() -> None:
+    """RULES 22 + 13: the window is open until seat 1 names the color (its own act)."""
+    t = _flip_to_a_wild()
+    assert t.moves(1)["catch"] == [0]
+    t.choose(1, "teal")
+    assert t.moves(1)["catch"] == []
+    t.refuse(1, Catch(seat=0), "not_catchable")
+    assert t.turn == 1 and t.phase == "play" and t.st["color"] == "teal"
+
+
+def test_flip_to_a_wild_expiry_names_a_dark_color_and_leaves_the_window_open() -> None:
+    """RULES 29 + 22 + 13: the turn timer names a random color of the side in play (dark),
+    then draws and passes for seat 1; none of it is seat 1's own act, so the window stays."""
+    t = _flip_to_a_wild(turn_seconds=5, uno_window_ms=30000)
+    events = t.timeout("turn")
+    chosen = t.find("color_chosen", events).public
+    assert chosen["seat"] == 1 and chosen.get("auto") is True
+    assert chosen["color"] in ("pink", "teal", "orange", "purple")
+    assert t.turn == 0
+    assert t.moves(1)["catch"] == [0]
+    t.catch(1, 0)
+    assert t.count(0) == 3
+
+
+# --- RULES 16: the target reached exactly --------------------------------------------------
+
+# 9 + 8 + 8 + 7 + 5 + 2 + 2 = 41, plus the blue 9 seat 1 draws on the way: 50
+FIFTY = ["red 9", "red 8", "blue 8", "blue 7", "red 5", "red 2", "blue 2"]
+
+
+@pytest.mark.parametrize("scoring", ["winner_collects", "lowest_wins"])
+def test_reaching_the_target_exactly_ends_the_match(scoring: str) -> None:
+    """RULES 16: 'first to target_score' and 'when anyone reaches the target': 50 of 50."""
+    t = quick_win_table(FIFTY, scoring=scoring, target_score=50)
+    win_quickly(t)
+    ended = t.find("round_ended")
+    assert sorted(ended.public["scores"]) == [0, 50]
+    assert t.status == "match_over"
+    assert t.find("match_ended").public["winner"] == 0
+
+
+def test_one_short_of_the_target_plays_on() -> None:
+    """RULES 16: 49 of 50 is not the target."""
+    t = quick_win_table([*FIFTY[:-1], "blue 1"], target_score=50)
+    win_quickly(t)
+    assert t.find("round_ended").public["scores"] == [49, 0]
+    assert t.status == "round_over"
