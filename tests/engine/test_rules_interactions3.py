@@ -9,9 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.engine import apply
-from app.engine.actions import Catch, Challenge, Choose, Play
-from app.engine.errors import EngineError
+from app.engine.actions import Catch, Challenge, Play
 
 from .helpers import (
     CHAIN,
@@ -31,9 +29,7 @@ ENDED = ("round_over", "match_over")
 
 def _points(cards: list[dict[str, Any]]) -> int:
     """Classic points (RULES 16) of a round_ended hand."""
-    return sum(
-        c["value"] if c["kind"] == "number" else 20 if c["color"] else 50 for c in cards
-    )
+    return sum(c["value"] if c["kind"] == "number" else 20 if c["color"] else 50 for c in cards)
 
 
 # --- two players: seat 1 at one card, seat 0 in turn with a chosen pair --------------------
@@ -232,8 +228,7 @@ def test_without_bluffing_an_illegal_wild_draw_four_cannot_answer_a_stack() -> N
         0: ["wild_draw4", "blue 1", "blue 2", "blue 3", "blue 5", "blue 6", "blue 7"],
         1: ["wild_draw4", "green 8", "yellow 1", "yellow 2", "yellow 3", "yellow 5", "yellow 6"],
     }
-    t = Table(3, hands=hands, first="red 3", stack_draw4=True, bluffing=False,
-              avoid=["color=red"])
+    t = Table(3, hands=hands, first="red 3", stack_draw4=True, bluffing=False, avoid=["color=red"])
     t.play(0, "wild_draw4", color="green")  # seat 0 holds no red: legal
     assert t.phase == "penalty" and t.turn == 1
     assert not t.moves(1)["challenge"]
@@ -304,8 +299,14 @@ def test_wild_shuffle_hands_leaving_the_player_at_one_card_exposes_it() -> None:
 
     Seat 1 was already at one card, declared, and holds one card again: the engine keeps its
     declaration (RULES 13 speaks of a player *reaching* one card; see the report)."""
-    hand0 = ["yellow skip", "yellow reverse", "green reverse", "green skip", "wild_shuffle",
-             "blue 1"]
+    hand0 = [
+        "yellow skip",
+        "yellow reverse",
+        "green reverse",
+        "green skip",
+        "wild_shuffle",
+        "blue 1",
+    ]
     t = one_card_opponent("green 9", hand0)
     for spec in ("yellow skip", "yellow reverse", "green reverse", "green skip"):
         t.play(0, spec)
@@ -320,8 +321,14 @@ def test_wild_shuffle_hands_leaving_the_player_at_one_card_exposes_it() -> None:
 
 def test_wild_shuffle_hands_declared_with_the_play_covers_the_one_card_it_leaves() -> None:
     """RULES 13 + 10: `uno` with the Wild Shuffle Hands counts for the hand it deals."""
-    hand0 = ["yellow skip", "yellow reverse", "green reverse", "green skip", "wild_shuffle",
-             "blue 1"]
+    hand0 = [
+        "yellow skip",
+        "yellow reverse",
+        "green reverse",
+        "green skip",
+        "wild_shuffle",
+        "blue 1",
+    ]
     t = one_card_opponent("green 9", hand0)
     for spec in ("yellow skip", "yellow reverse", "green reverse", "green skip"):
         t.play(0, spec)
@@ -335,8 +342,15 @@ def test_wild_shuffle_hands_declared_with_the_play_covers_the_one_card_it_leaves
 
 def _custom_last(entry: dict[str, Any], **settings: Any) -> Table:
     hands = {0: [*CHAIN, "green 7", "wild_custom"]}
-    t = Table(2, hands=hands, first=CHAIN_FIRST, pile=["blue 9"], custom_wilds=[entry],
-              avoid=["color=green", "kind=number value=7", "kind=wild"], **settings)
+    t = Table(
+        2,
+        hands=hands,
+        first=CHAIN_FIRST,
+        pile=["blue 9"],
+        custom_wilds=[entry],
+        avoid=["color=green", "kind=number value=7", "kind=wild"],
+        **settings,
+    )
     run_chain(t)
     t.play(0, "green 7", uno=True)
     t.draw(1)
@@ -369,8 +383,12 @@ def test_customizable_skip_next_counts_seats_around_the_table(
 ) -> None:
     """RULES 11 + 15: skip_next N: the next N players lose their turns (two players, N=1:
     the player plays again, like a Skip; three players, N=2: the player plays again)."""
-    t = Table(players, hands={0: ["wild_custom"]}, first="red 3",
-              custom_wilds=[{"effect": "skip_next", "n": n}])
+    t = Table(
+        players,
+        hands={0: ["wild_custom"]},
+        first="red 3",
+        custom_wilds=[{"effect": "skip_next", "n": n}],
+    )
     t.play(0, "wild_custom", color="blue")
     assert t.turn == after and t.phase == "play"
 
@@ -433,9 +451,15 @@ def test_turn_expiry_draws_even_with_no_voluntary_draw_and_a_playable_card() -> 
 
 def test_forced_play_until_playable_the_card_found_must_be_played() -> None:
     """RULES 4: until_playable + forced_play: the playable card found must be played."""
-    t = Table(2, hands={0: ["blue 1", "blue 2"]}, first="red 3", pile=["green 5", "red 9"],
-              draw="until_playable", forced_play=True, avoid=["color=red", "kind=wild",
-                                                             "kind=number value=3"])
+    t = Table(
+        2,
+        hands={0: ["blue 1", "blue 2"]},
+        first="red 3",
+        pile=["green 5", "red 9"],
+        draw="until_playable",
+        forced_play=True,
+        avoid=["color=red", "kind=wild", "kind=number value=3"],
+    )
     assert t.playable(0) == set()
     t.draw(0)
     assert t.phase == "after_draw" and t.count(0) == 9
@@ -455,14 +479,25 @@ def _flip_to_a_wild(**settings: Any) -> Table:
     pile turns over, the dark wild is on top, seat 1 must name the color (RULES 22)."""
     listing = flip_listing(2)
     cards = listing["cards"]
-    color = next(
-        c for c in LIGHT if any(spec_matches(x, f"{c} kind=number|wild") for x in cards)
-    )
+    color = next(c for c in LIGHT if any(spec_matches(x, f"{c} kind=number|wild") for x in cards))
     a, b, c = (x for x in LIGHT if x != color)
-    hand0 = [f"{color} skip", f"{color} reverse", f"{a} reverse", f"{a} skip", f"{b} skip",
-             f"{b} flip", f"{c} 5"]
-    t = Table(2, variant="flip", hands={0: hand0}, first=f"{color} kind=number|wild",
-              seed=FLIP_SEED, **settings)
+    hand0 = [
+        f"{color} skip",
+        f"{color} reverse",
+        f"{a} reverse",
+        f"{a} skip",
+        f"{b} skip",
+        f"{b} flip",
+        f"{c} 5",
+    ]
+    t = Table(
+        2,
+        variant="flip",
+        hands={0: hand0},
+        first=f"{color} kind=number|wild",
+        seed=FLIP_SEED,
+        **settings,
+    )
     run_chain(t, 0, hand0[:5])
     t.play(0, f"{b} flip")
     assert t.st["side"] == "dark" and t.top["id"] == t.first_id
@@ -517,3 +552,62 @@ def test_one_short_of_the_target_plays_on() -> None:
     win_quickly(t)
     assert t.find("round_ended").public["scores"] == [49, 0]
     assert t.status == "round_over"
+
+
+# --- RULES 4 + 12: until_playable, max_draw and the end of the draw pile --------------------
+
+
+def _nothing_playable_in_the_pile(max_draw: int) -> Table:
+    """Ten players hold every card playable on a red 5 (red, the other 5s, wilds) but the
+    first card; seats 0-3 play red cards, so seat 4 faces a draw pile with nothing playable
+    and four discards under the top."""
+    specs = ["red 0"] + [f"red {v}" for v in range(1, 10) for _ in (0, 1)]
+    specs.remove("red 3")
+    specs += [f"red {k}" for k in ("skip", "reverse", "draw2") for _ in (0, 1)]
+    specs += ["wild"] * 4 + ["wild_draw4"] * 4 + ["wild_shuffle"]
+    specs += [f"{c} 5" for c in ("blue", "green", "yellow") for _ in (0, 1)]
+    for opening in ("red 1", "red 2", "red 4", "red 5"):
+        specs.remove(opening)
+    hands: dict[int, list[str]] = {0: ["red 1"], 1: ["red 2"], 2: ["red 4"], 3: ["red 5"]}
+    for i, spec in enumerate(specs):
+        hands.setdefault(i % 10, []).append(spec)
+    t = Table(10, hands=hands, first="red 3", draw="until_playable", max_draw=max_draw)
+    for seat, card in enumerate(("red 1", "red 2", "red 4", "red 5")):
+        t.play(seat, card)
+    assert t.turn == 4 and t.st["draw_count"] == 38 and t.st["discard_count"] == 5
+    return t
+
+
+def test_until_playable_cap_reached_at_the_last_card_of_the_pile_needs_no_reshuffle() -> None:
+    """RULES 4 + 12: the cap (38) is reached with nothing playable: the turn ends there."""
+    t = _nothing_playable_in_the_pile(38)
+    events = t.draw(4)
+    assert "deck_reshuffled" not in t.kinds(events)
+    assert t.count(4) == 7 + 38
+    assert t.turn == 5 and t.st["draw_count"] == 0 and t.st["discard_count"] == 5
+
+
+def test_until_playable_cap_counts_the_cards_drawn_before_the_reshuffle() -> None:
+    """RULES 4 + 12: the draw goes on after the reshuffle, and the cap counts every card."""
+    t = _nothing_playable_in_the_pile(39)
+    events = t.draw(4)
+    kinds = t.kinds(events)
+    assert kinds.index("card_drawn") < kinds.index("deck_reshuffled")
+    assert t.count(4) == 7 + 39
+    assert t.phase == "after_draw" and t.turn == 4  # the rebuilt pile holds only red cards
+    assert t.st["draw_count"] == 3
+
+
+# --- RULES 30 + 9: the challenge timer with a stack --------------------------------------
+
+
+def test_challenge_expiry_on_a_stack_accepts_the_whole_total() -> None:
+    """RULES 30 + 9: the victim of the latest Wild Draw Four accepts by expiry: the total."""
+    hands = {0: ["wild_draw4"], 1: ["wild_draw4"]}
+    t = Table(3, hands=hands, first="red 3", stack_draw4=True, challenge_seconds=5)
+    t.play(0, "wild_draw4", color="green")
+    t.play(1, "wild_draw4", color="blue")
+    assert t.phase == "challenge" and t.turn == 2
+    t.timeout("challenge")
+    assert t.count(2) == 7 + 8
+    assert t.turn == 0 and t.phase == "play" and t.st["pending_draw"] == 0
