@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from app.engine.actions import Catch, Challenge, Play
+from app.engine import apply
+from app.engine.actions import Catch, Challenge, DeclareUno, Play
+from app.engine.errors import EngineError
 
 from .helpers import (
     CHAIN,
@@ -611,3 +613,51 @@ def test_challenge_expiry_on_a_stack_accepts_the_whole_total() -> None:
     t.timeout("challenge")
     assert t.count(2) == 7 + 8
     assert t.turn == 0 and t.phase == "play" and t.st["pending_draw"] == 0
+
+
+# --- RULES 13: a catch against a declaration, in three players ------------------------------
+
+
+def _three_with_seat0_exposed(**settings: Any) -> Table:
+    """Three players: seat 0 sheds with a Skip chain (each Skip hands the turn back round the
+    table) to one undeclared card; seat 1 is in turn."""
+    hands = {
+        0: ["red 5", "blue 2", "green 3", "yellow 4", "yellow 6", "green 8", "blue 9"],
+        1: ["red 1", "blue 1", "green 1", "yellow 1", "yellow 7"],
+        2: ["red 2", "blue 3", "green 4", "yellow 5", "yellow 8"],
+    }
+    t = Table(3, hands=hands, first="red 3", **settings)
+    rounds = [hands[0][:6], hands[1], hands[2]]
+    plays = [(seat, rounds[seat][k]) for k in range(5) for seat in range(3)]
+    plays.append((0, "green 8"))
+    for seat, spec in plays:
+        t.play(seat, spec)
+    assert t.count(0) == 1 and t.turn == 1
+    return t
+
+
+def test_a_declaration_before_any_catch_counts_and_a_late_catch_costs_the_catcher() -> None:
+    """RULES 13: the declaration arrives first; the catch after it is refused (not_catchable)
+    and costs the catcher `false_catch_penalty`; the window stays for nobody."""
+    t = _three_with_seat0_exposed(false_catch_penalty=1)
+    assert t.moves(2)["catch"] == [0] and t.moves(1)["catch"] == [0]
+    t.uno(0)
+    assert t.moves(2)["catch"] == []
+    with pytest.raises(EngineError) as info:
+        apply(t.state, 2, Catch(seat=0), t.rng, t.now + 10)
+    assert info.value.code == "not_catchable"
+    assert info.value.state is not None
+    t.state = info.value.state
+    assert t.counts() == [1, 2, 2 + 1]
+    assert t.turn == 1  # a catch is nobody's turn action
+
+
+def test_a_catch_before_the_declaration_wins_and_the_late_declaration_is_refused() -> None:
+    """RULES 13: a catch by a player not in turn (seat 2) lands first: seat 0 draws
+    `uno_penalty`; its declaration afterwards has nothing to declare."""
+    t = _three_with_seat0_exposed(uno_penalty=3)
+    t.catch(2, 0)
+    assert t.counts() == [4, 2, 2]
+    t.refuse(0, DeclareUno(), "wrong_phase")
+    t.refuse(1, Catch(seat=0), "not_catchable")
+    assert t.turn == 1
