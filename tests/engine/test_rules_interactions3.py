@@ -661,3 +661,24 @@ def test_a_catch_before_the_declaration_wins_and_the_late_declaration_is_refused
     t.refuse(0, DeclareUno(), "wrong_phase")
     t.refuse(1, Catch(seat=0), "not_catchable")
     assert t.turn == 1
+
+
+# --- RULES 8 + 15: a challenge with two players --------------------------------------------
+
+
+@pytest.mark.parametrize("guilty", [True, False])
+def test_two_players_challenge_outcomes(guilty: bool) -> None:
+    """RULES 8 + 15: guilty: the offender draws 4 and the challenger plays a normal turn on
+    the named color; innocent: the challenger draws 6, loses the turn, the player plays on."""
+    hand0 = ["wild_draw4", "red 7" if guilty else "blue 7"]
+    t = Table(2, hands={0: hand0}, first="red 3", avoid=["color=red"])
+    t.play(0, "wild_draw4", color="green")
+    assert t.phase == "challenge" and t.turn == 1
+    events = t.challenge(1)
+    assert t.find("challenge_resolved", events).public["guilty"] is guilty
+    if guilty:
+        assert t.counts() == [6 + 4, 7]
+        assert t.turn == 1 and t.phase == "play" and t.st["color"] == "green"
+    else:
+        assert t.counts() == [6, 7 + 6]
+        assert t.turn == 0 and t.phase == "play"
