@@ -379,12 +379,13 @@ def test_customizable_skip_next_as_the_last_card_skips_nobody() -> None:
     assert t.find("round_ended", events).public["winner"] == 0
 
 
-@pytest.mark.parametrize(("n", "players", "after"), [(1, 2, 0), (2, 3, 0), (1, 3, 2)])
+@pytest.mark.parametrize(("n", "players", "after"), [(1, 2, 0), (2, 2, 1), (2, 3, 0), (1, 3, 2)])
 def test_customizable_skip_next_counts_seats_around_the_table(
     n: int, players: int, after: int
 ) -> None:
     """RULES 11 + 15: skip_next N: the next N players lose their turns (two players, N=1:
-    the player plays again, like a Skip; three players, N=2: the player plays again)."""
+    the player plays again, like a Skip; N=2: the opponent plays next, as Wild Skip Two does
+    in RULES 18; three players, N=2: the player plays again)."""
     t = Table(
         players,
         hands={0: ["wild_custom"]},
