@@ -234,9 +234,12 @@ class Oracle(Driver):
         seat = ot["turn"]
         grew = int(n["seats"][seat]["hand_count"]) - int(o["seats"][seat]["hand_count"])
         phase = ot["phase"]
-        if phase == "choose":  # a random color of the side in play; then the turn goes on
-            assert (nt["turn"], nt["phase"]) == (seat, "play")
+        if phase == "choose":  # a random color of the side in play, then the turn played out
+            # (docs/rules.md R29: one expiry is the whole turn: the color, the draw, the pass)
             assert nt["color"] in (LIGHT if ot["side"] == "light" else DARK)
+            if o["settings"]["draw"] == "one" and int(ot["draw_count"]) > 0:
+                assert grew == 1
+            assert nt["turn"] == (seat + ot["direction"]) % len(o["seats"])
         elif phase == "penalty":  # the pending penalty is taken
             if int(ot["draw_count"]) > 12:
                 assert grew == int(ot["pending_draw"])
