@@ -531,6 +531,9 @@ def do_catch(ctx: Ctx, seat: int | None, act: Catch) -> None:
     if not 0 <= target < len(st.seats):
         # Nobody sits there: a malformed command, not a wrong call, so no false-catch penalty.
         raise fail("bad_target", "there is no such seat")
+    if target == seat:
+        # RULES 13: "any other player may catch": catching oneself is no catch at all.
+        raise fail("bad_target", "you cannot catch yourself")
     if target in catchable(st, seat):
         penalty = st.settings.uno_penalty
         st.w_uno()[target] = UNO_SAFE  # caught once: with a zero penalty it stays at one card

@@ -115,6 +115,19 @@ def test_a_catch_of_a_seat_nobody_holds_is_a_bad_target_and_costs_nothing(nobody
     assert err.state is None and not err.events
 
 
+def test_a_catch_of_oneself_is_a_bad_target_and_costs_nothing() -> None:
+    """RULES 13: "any other player may catch"; a player aiming a catch at their own seat (even
+    exposed, inside the window) makes no catch: `bad_target`, no false-catch penalty."""
+    t = two_cards(false_catch_penalty=3)
+    t.play(0, "green 7")  # seat 0 is exposed: seat 1 could catch it
+    err = t.refuse(0, Catch(seat=0), "bad_target")
+    assert err.state is None and not err.events
+    err = t.refuse(1, Catch(seat=1), "bad_target")
+    assert err.state is None and not err.events
+    t.catch(1, 0)  # the window is still open for a real catch
+    assert t.count(0) == 3
+
+
 def test_third_player_may_catch_inside_the_window() -> None:
     # Three players playing red numbers; seat 0 reaches one card on its sixth play.
     hands = {
