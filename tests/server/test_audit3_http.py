@@ -1,0 +1,59 @@
+"""Audit 3: HTTP API edge cases not covered elsewhere (in process, over ASGI).
+
+- A tournament body nested deeper than Python's JSON decoder can recurse was a 500 with a
+  traceback in the error log (the rooms' bodies, parsed by FastAPI, were already a 400).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from app.main import create_app
+from app.settings import AppSettings
+
+BASE = "http://uno.example"
+JSON = {"content-type": "application/json"}
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(AppSettings(database_url="memory://"))
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.7", 40000))
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
+        yield client
+
+
+def _error(response: httpx.Response, status: int, code: str) -> None:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 30000 + b"]" * 30000,  # under the 64 KiB body limit, past the recursion limit
+        b'{"a":' * 10000 + b"1" + b"}" * 10000,
+        b'{"name": "Cup", "settings": ' + b"[" * 20000 + b"]" * 20000 + b"}",
+    ],
+)
+async def test_a_deeply_nested_tournament_body_is_a_400_not_a_500(
+    http: httpx.AsyncClient, body: bytes
+) -> None:
+    answer = await http.post("/api/tournaments", content=body, headers=JSON)
+    _error(answer, 400, "bad_request")
+
+
+async def test_a_deeply_nested_room_body_is_a_400(http: httpx.AsyncClient) -> None:
+    body = b'{"name": "A", "x": ' + b"[" * 30000 + b"]" * 30000 + b"}"
+    _error(await http.post("/api/rooms", content=body, headers=JSON), 400, "bad_request")
+
+
+async def test_a_tournament_body_that_is_not_an_object_is_a_400(http: httpx.AsyncClient) -> None:
+    for body in (b"[]", b"null", b"1", b'"x"', b"\xff\xfe", b"{"):
+        _error(await http.post("/api/tournaments", content=body, headers=JSON), 400, "bad_request")
