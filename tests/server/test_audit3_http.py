@@ -2,6 +2,8 @@
 
 - A tournament body nested deeper than Python's JSON decoder can recurse was a 500 with a
   traceback in the error log (the rooms' bodies, parsed by FastAPI, were already a 400).
+- A 405 must name the allowed methods in `Allow` (RFC 9110 15.5.6); the error handler
+  dropped the header the router sets.
 """
 
 from __future__ import annotations
@@ -52,6 +54,24 @@ async def test_a_deeply_nested_tournament_body_is_a_400_not_a_500(
 async def test_a_deeply_nested_room_body_is_a_400(http: httpx.AsyncClient) -> None:
     body = b'{"name": "A", "x": ' + b"[" * 30000 + b"]" * 30000 + b"}"
     _error(await http.post("/api/rooms", content=body, headers=JSON), 400, "bad_request")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/api/rooms", {"POST"}),
+        ("DELETE", "/api/rooms", {"POST"}),
+        ("POST", "/healthz", {"GET", "HEAD"}),
+        ("PATCH", "/api/tournaments", {"POST"}),
+    ],
+)
+async def test_a_405_names_the_allowed_methods(
+    http: httpx.AsyncClient, method: str, path: str, allowed: set[str]
+) -> None:
+    answer = await http.request(method, path)
+    _error(answer, 405, "method_not_allowed")
+    named = {part.strip() for part in answer.headers.get("allow", "").split(",") if part}
+    assert allowed <= named, answer.headers
 
 
 async def test_a_tournament_body_that_is_not_an_object_is_a_400(http: httpx.AsyncClient) -> None:
