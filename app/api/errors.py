@@ -57,6 +57,8 @@ def install(app: FastAPI) -> None:
         response = error_response(exc.status, exc.code, exc.message, exc.extra)
         if exc.retry_after is not None:
             response.headers["Retry-After"] = str(exc.retry_after)
+        if exc.status == 401:  # RFC 9110 11.6.1: a 401 names the scheme it wants
+            response.headers["WWW-Authenticate"] = "Bearer"
         return response
 
     @app.exception_handler(RequestValidationError)

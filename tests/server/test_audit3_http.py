@@ -4,6 +4,7 @@
   traceback in the error log (the rooms' bodies, parsed by FastAPI, were already a 400).
 - A 405 must name the allowed methods in `Allow` (RFC 9110 15.5.6); the error handler
   dropped the header the router sets.
+- A 401 must say which scheme it wants in `WWW-Authenticate` (RFC 9110 11.6.1).
 """
 
 from __future__ import annotations
@@ -77,3 +78,17 @@ async def test_a_405_names_the_allowed_methods(
 async def test_a_tournament_body_that_is_not_an_object_is_a_400(http: httpx.AsyncClient) -> None:
     for body in (b"[]", b"null", b"1", b'"x"', b"\xff\xfe", b"{"):
         _error(await http.post("/api/tournaments", content=body, headers=JSON), 400, "bad_request")
+
+
+async def test_a_401_names_the_bearer_scheme(http: httpx.AsyncClient) -> None:
+    body = {"name": "Cup", "host_name": "Host", "table_size": 2, "format": "elimination"}
+    created = await http.post("/api/tournaments", json=body)
+    assert created.status_code == 201, created.text
+    code = created.json()["tournament"]
+    for answer in (
+        await http.post(f"/api/tournaments/{code}/start"),
+        await http.post(f"/api/tournaments/{code}/start", headers={"Authorization": "Basic x"}),
+        await http.get(f"/api/tournaments/{code}/me", headers={"Authorization": "Bearer nope"}),
+    ):
+        _error(answer, 401, "unauthorized")
+        assert answer.headers.get("www-authenticate", "").startswith("Bearer"), answer.headers
