@@ -55,7 +55,7 @@ def build_router(service: RoomService) -> APIRouter:
     @router.post("/{room}/players", status_code=201)
     async def join_room(room: str, body: JoinRoom) -> JSONResponse:
         _check_code(room)
-        joined = await service.join(room, body.name)
+        joined = await service.join(room, body.name, by_link=True)
         return JSONResponse(
             {
                 "player_id": joined.player_id,

@@ -325,14 +325,19 @@ class RoomService:
         return Created(code, player_id, seat, token, name)
 
     @retried
-    async def join(self, room: str, name: str) -> Created:
+    async def join(self, room: str, name: str, *, by_link: bool = False) -> Created:
         """Seat a new player. A name already seated (compared by `name_key`, bots included)
         is replaced by its first free variant ("Ayşe 2"): two seats of one name could not be
-        told apart, and PROTOCOL 3 answers a join 201 unless the room is full or started."""
+        told apart, and PROTOCOL 3 answers a join 201 unless the room is full or started.
+        `by_link`: a join over HTTP, by whoever has the room's code; a tournament's table
+        (its code is public, for watching) seats only the tournament's entrants."""
         name = _clean_name(name)
         await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
+            if by_link and record.state.settings.keep_departed:  # only tables keep them
+                message = "a tournament table seats its entrants only; you may watch it"
+                raise RoomError("room_full", message, 409)
             seated = {name_key(s.name) for s in record.state.seats}
             name = free_name(name, seated)
             player_id = _new_id()
