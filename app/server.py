@@ -22,6 +22,10 @@ it through `uvicorn_options`, so the limits are set in one place.
   client still sends is read and discarded for up to `LINGER_SECONDS`. Closing outright while
   the client is still sending makes the kernel reset the connection, and a reset can destroy
   the answer before the client has read it.
+- While a WebSocket client has not read what is already waiting for it (the write buffer
+  past its high-water mark), only its latest ping's pong is kept, and sent when the buffer
+  drains: pongs to a client that pings without reading would otherwise pile up without
+  bound (RFC 6455 lets a pong answer only the latest ping).
 - A WebSocket closed for a broken limit (1008: flooding, refused frames, not reading) stops
   being read at once and is dropped `POLICY_CLOSE_GRACE_SECONDS` later, instead of the close
   handshake's 10 s during which uvicorn keeps parsing (and discarding) whatever the client
@@ -54,6 +58,7 @@ KEEP_ALIVE_SECONDS = 5
 LINGER_SECONDS = 2.0
 CLOSE_POLICY = 1008
 CLOSE_INVALID_DATA = 1007  # a text message that is not UTF-8
+PONG_HEAD = b"\x8a"  # the first byte of a server's pong frame: FIN and opcode 0xA
 # Long enough for a reading client to get the close frame, short enough that a hostile one
 # holds nothing: reading stops at once, only the socket itself waits out the grace.
 POLICY_CLOSE_GRACE_SECONDS = 1.0
@@ -224,6 +229,7 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
 
     policy_close_grace: float = POLICY_CLOSE_GRACE_SECONDS
     by_address: ConnectionsByAddress = _UNCAPPED
+    pending_pong: bytes | None = None  # the latest ping's pong, while the client does not read
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.by_address.release(self.transport)
@@ -256,6 +262,31 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
         if not self.read_paused:
             self.read_paused = True
             self.transport.pause_reading()
+
+    def handle_ping(self) -> None:
+        """uvicorn's, except while the client has not read what is already waiting for it
+        (the write buffer is past its high-water mark): then only the latest ping's pong is
+        kept, and sent once the buffer drains. RFC 6455 5.5.3 lets a pong answer only the
+        latest ping; without this a client that sends pings and never reads made the server
+        buffer a pong per ping, without bound (control frames reach none of the app's frame
+        limits). A keepalive ping is still answered: its pong is late, never lost."""
+        if not self.writable.is_set():
+            kept: list[bytes] = []
+            for chunk in self.conn.data_to_send():  # one chunk per frame
+                if chunk[:1] == PONG_HEAD:
+                    self.pending_pong = chunk  # replaces the one kept before
+                else:
+                    kept.append(chunk)  # a close frame's echo read in the same batch
+            if kept:
+                self.transport.write(b"".join(kept))
+            return
+        super().handle_ping()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        pong, self.pending_pong = self.pending_pong, None
+        if pong is not None and not self.transport.is_closing():
+            self.transport.write(pong)
 
     def send_now(self, payloads: list[bytes]) -> bool:
         """Frame text messages and write them now, in one write, if the socket takes them
