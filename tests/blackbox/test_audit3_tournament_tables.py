@@ -82,3 +82,28 @@ async def test_an_ordinary_room_still_seats_whoever_has_the_link(server: Harness
     created = await server.create_room("Host", {})
     joined = await server.http.post(f"/api/rooms/{created['room']}/players", json={"name": "G"})
     assert joined.status_code == 201, joined.text
+
+
+async def test_the_entrant_in_the_host_seat_cannot_remove_a_rival(server: Harness) -> None:
+    """The entrant in a table's host seat freed both rivals with `remove_seat` and won the
+    table by forfeit at once (the entrants still seated rank first). The command is now
+    refused for a person's seat on a tournament table; nothing changes."""
+    code, room, tokens = await _started_table(server, entrants=3, table_size=3)
+    seats = []
+    for token in tokens:
+        me = await server.http.get(f"/api/tournaments/{code}/me", headers=bearer(token))
+        assert me.status_code == 200, me.text
+        seats.append(me.json())
+    host_seat = next(s for s in seats if s["seat"] == 0)
+    host = await server.connect(room, host_seat["token"])
+    before = await server.summary(room)
+    for seat in (1, 2):
+        reply = await host.act("remove_seat", seat=seat)
+        assert reply["type"] == "error" and reply["code"] == "bad_command", reply
+        assert reply["message"]
+    after = await server.summary(room)
+    assert [s["player_id"] for s in after["seats"]] == [s["player_id"] for s in before["seats"]]
+    assert after["version"] == before["version"]
+    tournament = (await server.http.get(f"/api/tournaments/{code}")).json()
+    assert tournament["status"] == "running"
+    assert tournament["rounds"][0]["tables"][0]["result"] == []
