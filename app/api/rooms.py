@@ -27,7 +27,7 @@ class JoinRoom(_Body):
 
 
 class Watch(_Body):
-    name: StrictStr = "Spectator"
+    name: StrictStr | None = None  # optional: null or blank is the default name
 
 
 def _check_code(room: str) -> None:
@@ -69,7 +69,7 @@ def build_router(service: RoomService) -> APIRouter:
     @router.post("/{room}/spectators", status_code=201)
     async def watch_room(room: str, body: Watch | None = None) -> JSONResponse:
         _check_code(room)
-        spectator_id, token = await service.spectate(room, (body or Watch()).name)
+        spectator_id, token = await service.spectate(room, (body or Watch()).name or "")
         return JSONResponse({"token": token, "spectator_id": spectator_id}, status_code=201)
 
     @router.get("/{room}")

@@ -355,7 +355,7 @@ class RoomService:
 
     @retried
     async def spectate(self, room: str, name: str) -> tuple[str, str]:
-        name = _clean_name(name or "Spectator")
+        name = _clean_name(name if name.strip() else "Spectator")  # the name is optional
         await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)

@@ -92,3 +92,28 @@ async def test_a_401_names_the_bearer_scheme(http: httpx.AsyncClient) -> None:
     ):
         _error(answer, 401, "unauthorized")
         assert answer.headers.get("www-authenticate", "").startswith("Bearer"), answer.headers
+
+
+@pytest.mark.parametrize(
+    "body", [b"", b"{}", b"null", b'{"name": null}', b'{"name": ""}', b'{"name": "   "}']
+)
+async def test_a_spectator_without_a_name_gets_the_default_one(
+    http: httpx.AsyncClient, body: bytes
+) -> None:
+    """The spectator's name is optional (docs/protocol.md "Watch"): an absent body, an absent,
+    empty or null name were accepted, but `null` was a 400 and a blank name a 400 bad_name."""
+    room = (await http.post("/api/rooms", json={"name": "Host"})).json()["room"]
+    headers = JSON if body else {}
+    answer = await http.post(f"/api/rooms/{room}/spectators", content=body, headers=headers)
+    assert answer.status_code == 201, answer.text
+    assert set(answer.json()) >= {"token", "spectator_id"}
+
+
+async def test_a_spectator_name_of_the_wrong_type_is_still_a_400(http: httpx.AsyncClient) -> None:
+    room = (await http.post("/api/rooms", json={"name": "Host"})).json()["room"]
+    for name in (5, ["a"], {"a": 1}, True):
+        answer = await http.post(f"/api/rooms/{room}/spectators", json={"name": name})
+        _error(answer, 400, "bad_request")
+    _error(
+        await http.post(f"/api/rooms/{room}/spectators", json={"name": "a\u202eb"}), 400, "bad_name"
+    )
