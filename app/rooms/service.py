@@ -359,9 +359,17 @@ class RoomService:
         await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
-            watchers = sum(1 for m in record.members.values() if m.role == "spectator")
-            if watchers >= MAX_SPECTATORS:
-                raise RoomError("room_full", "too many spectators", 409)
+            credentials = [d for d, m in record.members.items() if m.role == "spectator"]
+            if len(credentials) >= MAX_SPECTATORS:
+                # The cap counts people watching: the oldest credential whose spectator has no
+                # socket open makes way (else a stranger's 200 unused ones locked the room).
+                watching = set(record.state.spectators)
+                idle = next(
+                    (d for d in credentials if record.members[d].member_id not in watching), None
+                )
+                if idle is None:
+                    raise RoomError("room_full", "too many spectators", 409)
+                del record.members[idle]
             # Unique among seats and spectators, by suffix: a spectator's chat line must not
             # pass for another's (watching is one click; nobody is asked to pick again).
             names = {name_key(s.name) for s in record.state.seats}
