@@ -431,7 +431,7 @@ class RoomService:
             "round": public.get("round"),
             "seats": seats,
             "scores": [seat.get("score", 0) for seat in seats],
-            "spectators": sum(1 for m in record.members.values() if m.role == "spectator"),
+            "spectators": len(record.state.spectators),  # watching now, as in the view
         }
 
     async def deck(self, room: str) -> dict[str, Any]:
