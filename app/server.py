@@ -3,7 +3,8 @@ the process's sockets or memory. `make run`, the container and `python -m app.ma
 it through `uvicorn_options`, so the limits are set in one place.
 
 - Request heads are read by h11 and limited to `MAX_HEAD_BYTES` (16 KiB, as our frames): a
-  larger head is answered 400 and the connection closed, without reading the rest.
+  larger head is answered 400 and the connection closed, without reading the rest. That 400,
+  and the one for any request h11 cannot parse, has the API's error body (`bad_request`).
 - A connection that has not sent a whole request head `header_timeout_seconds` after it
   opened (or after its previous response) is closed: silent and trickling (slowloris)
   connections do not pile up. Idle keep-alive connections close after `KEEP_ALIVE_SECONDS`.
@@ -199,6 +200,21 @@ class GuardedH11Protocol(H11Protocol):
         super().on_response_complete()
         if self.conn.their_state is not h11.IDLE:  # ... unless a pipelined one came whole
             self._disarm_head_timer()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request h11 cannot parse (no Host, a bad byte or header, a
+        head past `MAX_HEAD_BYTES`), in the API's error shape instead of plain text; the
+        connection is closed after it, as upstream."""
+        body = b'{"error":{"code":"bad_request","message":"invalid HTTP request"}}'
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        response = h11.Response(status_code=400, headers=headers, reason=b"Bad Request")
+        for event in (response, h11.Data(data=body), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event) or b"")
+        self.transport.close()
 
     def _arm_head_timer(self) -> None:
         self._disarm_head_timer()
