@@ -3,7 +3,8 @@ the process's sockets or memory. `make run`, the container and `python -m app.ma
 it through `uvicorn_options`, so the limits are set in one place.
 
 - Request heads are read by h11 and limited to `MAX_HEAD_BYTES` (16 KiB, as our frames): a
-  larger head is answered 400 and the connection closed, without reading the rest.
+  larger head is answered 400 and the connection closed, without reading the rest. That 400,
+  and the one for any request h11 cannot parse, has the API's error body (`bad_request`).
 - A connection that has not sent a whole request head `header_timeout_seconds` after it
   opened (or after its previous response) is closed: silent and trickling (slowloris)
   connections do not pile up. Idle keep-alive connections close after `KEEP_ALIVE_SECONDS`.
@@ -22,6 +23,10 @@ it through `uvicorn_options`, so the limits are set in one place.
   client still sends is read and discarded for up to `LINGER_SECONDS`. Closing outright while
   the client is still sending makes the kernel reset the connection, and a reset can destroy
   the answer before the client has read it.
+- While a WebSocket client has not read what is already waiting for it (the write buffer
+  past its high-water mark), only its latest ping's pong is kept, and sent when the buffer
+  drains: pongs to a client that pings without reading would otherwise pile up without
+  bound (RFC 6455 lets a pong answer only the latest ping).
 - A WebSocket closed for a broken limit (1008: flooding, refused frames, not reading) stops
   being read at once and is dropped `POLICY_CLOSE_GRACE_SECONDS` later, instead of the close
   handshake's 10 s during which uvicorn keeps parsing (and discarding) whatever the client
@@ -54,6 +59,7 @@ KEEP_ALIVE_SECONDS = 5
 LINGER_SECONDS = 2.0
 CLOSE_POLICY = 1008
 CLOSE_INVALID_DATA = 1007  # a text message that is not UTF-8
+PONG_HEAD = b"\x8a"  # the first byte of a server's pong frame: FIN and opcode 0xA
 # Long enough for a reading client to get the close frame, short enough that a hostile one
 # holds nothing: reading stops at once, only the socket itself waits out the grace.
 POLICY_CLOSE_GRACE_SECONDS = 1.0
@@ -195,6 +201,21 @@ class GuardedH11Protocol(H11Protocol):
         if self.conn.their_state is not h11.IDLE:  # ... unless a pipelined one came whole
             self._disarm_head_timer()
 
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request h11 cannot parse (no Host, a bad byte or header, a
+        head past `MAX_HEAD_BYTES`), in the API's error shape instead of plain text; the
+        connection is closed after it, as upstream."""
+        body = b'{"error":{"code":"bad_request","message":"invalid HTTP request"}}'
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        response = h11.Response(status_code=400, headers=headers, reason=b"Bad Request")
+        for event in (response, h11.Data(data=body), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event) or b"")
+        self.transport.close()
+
     def _arm_head_timer(self) -> None:
         self._disarm_head_timer()
         self._head_timer = self.loop.call_later(self.head_timeout, self._head_timed_out)
@@ -224,6 +245,7 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
 
     policy_close_grace: float = POLICY_CLOSE_GRACE_SECONDS
     by_address: ConnectionsByAddress = _UNCAPPED
+    pending_pong: bytes | None = None  # the latest ping's pong, while the client does not read
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.by_address.release(self.transport)
@@ -256,6 +278,31 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
         if not self.read_paused:
             self.read_paused = True
             self.transport.pause_reading()
+
+    def handle_ping(self) -> None:
+        """uvicorn's, except while the client has not read what is already waiting for it
+        (the write buffer is past its high-water mark): then only the latest ping's pong is
+        kept, and sent once the buffer drains. RFC 6455 5.5.3 lets a pong answer only the
+        latest ping; without this a client that sends pings and never reads made the server
+        buffer a pong per ping, without bound (control frames reach none of the app's frame
+        limits). A keepalive ping is still answered: its pong is late, never lost."""
+        if not self.writable.is_set():
+            kept: list[bytes] = []
+            for chunk in self.conn.data_to_send():  # one chunk per frame
+                if chunk[:1] == PONG_HEAD:
+                    self.pending_pong = chunk  # replaces the one kept before
+                else:
+                    kept.append(chunk)  # a close frame's echo read in the same batch
+            if kept:
+                self.transport.write(b"".join(kept))
+            return
+        super().handle_ping()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        pong, self.pending_pong = self.pending_pong, None
+        if pong is not None and not self.transport.is_closing():
+            self.transport.write(pong)
 
     def send_now(self, payloads: list[bytes]) -> bool:
         """Frame text messages and write them now, in one write, if the socket takes them

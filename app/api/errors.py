@@ -57,6 +57,8 @@ def install(app: FastAPI) -> None:
         response = error_response(exc.status, exc.code, exc.message, exc.extra)
         if exc.retry_after is not None:
             response.headers["Retry-After"] = str(exc.retry_after)
+        if exc.status == 401:  # RFC 9110 11.6.1: a 401 names the scheme it wants
+            response.headers["WWW-Authenticate"] = "Bearer"
         return response
 
     @app.exception_handler(RequestValidationError)
@@ -79,7 +81,11 @@ def install(app: FastAPI) -> None:
                 return page(request)
         code = _STATUS_CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
-        return error_response(exc.status_code, code, message)
+        response = error_response(exc.status_code, code, message)
+        # The router's own headers: a 405's `Allow`, which RFC 9110 requires.
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value
+        return response
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

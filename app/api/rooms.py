@@ -27,7 +27,7 @@ class JoinRoom(_Body):
 
 
 class Watch(_Body):
-    name: StrictStr = "Spectator"
+    name: StrictStr | None = None  # optional: null or blank is the default name
 
 
 def _check_code(room: str) -> None:
@@ -55,7 +55,7 @@ def build_router(service: RoomService) -> APIRouter:
     @router.post("/{room}/players", status_code=201)
     async def join_room(room: str, body: JoinRoom) -> JSONResponse:
         _check_code(room)
-        joined = await service.join(room, body.name)
+        joined = await service.join(room, body.name, by_link=True)
         return JSONResponse(
             {
                 "player_id": joined.player_id,
@@ -69,7 +69,7 @@ def build_router(service: RoomService) -> APIRouter:
     @router.post("/{room}/spectators", status_code=201)
     async def watch_room(room: str, body: Watch | None = None) -> JSONResponse:
         _check_code(room)
-        spectator_id, token = await service.spectate(room, (body or Watch()).name)
+        spectator_id, token = await service.spectate(room, (body or Watch()).name or "")
         return JSONResponse({"token": token, "spectator_id": spectator_id}, status_code=201)
 
     @router.get("/{room}")

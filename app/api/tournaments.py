@@ -25,7 +25,7 @@ class Register(BaseModel):
 async def _object(request: Request) -> dict[str, Any]:
     try:
         body = await request.json()
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # nested past the decoder's depth: still input
         raise RoomError("bad_request", "the body must be a JSON object", 400) from exc
     if not isinstance(body, dict):
         raise RoomError("bad_request", "the body must be a JSON object", 400)

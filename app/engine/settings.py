@@ -144,7 +144,7 @@ def _custom_wilds(value: Any) -> tuple[CustomWild, ...]:
             raise _bad("each custom_wilds entry must be an object")
         unknown = set(entry) - {"effect", "n", "label"}
         if unknown:
-            raise _bad(f"unknown custom_wilds key: {sorted(unknown)[0]}")
+            raise _bad(f"unknown custom_wilds key: {_named(sorted(unknown)[0])}")
         effect = entry.get("effect")
         if not isinstance(effect, str) or effect not in CUSTOM_EFFECTS:
             raise _bad(f"custom_wilds effect must be one of {', '.join(CUSTOM_EFFECTS)}")
@@ -206,6 +206,12 @@ def _value(key: str, value: Any) -> Any:
     return _int(key, value)
 
 
+def _named(key: str) -> str:
+    """A client's key in an error message: its first 32 characters, quoted and escaped, so
+    an error never sends back a long or unprintable text (as `unknown_type` names a type)."""
+    return repr(key[:32])
+
+
 def parse_settings(
     partial: Mapping[str, Any], base: Settings | None = None, *, test_hooks: bool = False
 ) -> Settings:
@@ -217,7 +223,7 @@ def parse_settings(
     changes: dict[str, Any] = {}
     for key, value in partial.items():
         if key not in _KNOWN or (key in HOOK_KEYS and not allowed):
-            raise _bad(f"unknown setting: {key}")
+            raise _bad(f"unknown setting: {_named(key)}")
         if value is None and key in HOOK_KEYS:
             changes[key] = None  # a hook may be cleared
             continue

@@ -325,14 +325,19 @@ class RoomService:
         return Created(code, player_id, seat, token, name)
 
     @retried
-    async def join(self, room: str, name: str) -> Created:
+    async def join(self, room: str, name: str, *, by_link: bool = False) -> Created:
         """Seat a new player. A name already seated (compared by `name_key`, bots included)
         is replaced by its first free variant ("Ayşe 2"): two seats of one name could not be
-        told apart, and PROTOCOL 3 answers a join 201 unless the room is full or started."""
+        told apart, and PROTOCOL 3 answers a join 201 unless the room is full or started.
+        `by_link`: a join over HTTP, by whoever has the room's code; a tournament's table
+        (its code is public, for watching) seats only the tournament's entrants."""
         name = _clean_name(name)
         await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
+            if by_link and record.state.settings.keep_departed:  # only tables keep them
+                message = "a tournament table seats its entrants only; you may watch it"
+                raise RoomError("room_full", message, 409)
             seated = {name_key(s.name) for s in record.state.seats}
             name = free_name(name, seated)
             player_id = _new_id()
@@ -350,13 +355,21 @@ class RoomService:
 
     @retried
     async def spectate(self, room: str, name: str) -> tuple[str, str]:
-        name = _clean_name(name or "Spectator")
+        name = _clean_name(name if name.strip() else "Spectator")  # the name is optional
         await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
-            watchers = sum(1 for m in record.members.values() if m.role == "spectator")
-            if watchers >= MAX_SPECTATORS:
-                raise RoomError("room_full", "too many spectators", 409)
+            credentials = [d for d, m in record.members.items() if m.role == "spectator"]
+            if len(credentials) >= MAX_SPECTATORS:
+                # The cap counts people watching: the oldest credential whose spectator has no
+                # socket open makes way (else a stranger's 200 unused ones locked the room).
+                watching = set(record.state.spectators)
+                idle = next(
+                    (d for d in credentials if record.members[d].member_id not in watching), None
+                )
+                if idle is None:
+                    raise RoomError("room_full", "too many spectators", 409)
+                del record.members[idle]
             # Unique among seats and spectators, by suffix: a spectator's chat line must not
             # pass for another's (watching is one click; nobody is asked to pick again).
             names = {name_key(s.name) for s in record.state.seats}
@@ -418,7 +431,7 @@ class RoomService:
             "round": public.get("round"),
             "seats": seats,
             "scores": [seat.get("score", 0) for seat in seats],
-            "spectators": sum(1 for m in record.members.values() if m.role == "spectator"),
+            "spectators": len(record.state.spectators),  # watching now, as in the view
         }
 
     async def deck(self, room: str) -> dict[str, Any]:

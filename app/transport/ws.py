@@ -124,9 +124,10 @@ async def _handshake(
             raise FrameError("too_large", f"frames are limited to {config.max_frame_bytes} bytes")
         frame = parse(decode(text))
         if not isinstance(frame, Hello):
-            raise FrameError("unauthorized", "the first frame must be hello")
+            # A command's refusal names it, as every other one does (its `id` if readable).
+            raise FrameError("unauthorized", "the first frame must be hello", frame.command_id)
     except FrameError as exc:
-        await _refuse(websocket, exc.code, exc.message, tally)
+        await _refuse(websocket, exc.code, exc.message, tally, exc.command_id)
         return None
     try:
         identity = await service.identify(room, frame.token)
@@ -141,9 +142,15 @@ async def _handshake(
     return identity, frame
 
 
-async def _refuse(websocket: WebSocket, code: ErrorCode, message: str, tally: Tally) -> None:
+async def _refuse(
+    websocket: WebSocket,
+    code: ErrorCode,
+    message: str,
+    tally: Tally,
+    command_id: str | None = None,
+) -> None:
     tally.refused[code] += 1
-    await websocket.send_text(frames.encode(frames.error(code, message)).decode())
+    await websocket.send_text(frames.encode(frames.error(code, message, command_id)).decode())
     await websocket.close(code=CLOSE_UNAUTHORIZED)
 
 
