@@ -74,7 +74,12 @@ class RemoveBot:
 
 @dataclass(frozen=True, slots=True)
 class Start:
-    """Host only: deal the first round, the next round, or a new match (PROTOCOL `start`)."""
+    """Host only: deal the first round, the next round, or a new match (PROTOCOL `start`).
+
+    `organiser`: sent by the tournament that owns the table, never parsed from a client; a
+    tournament table's lobby is dealt only so (app/tournaments/referee.py)."""
+
+    organiser: bool = False
 
 
 @dataclass(frozen=True, slots=True)

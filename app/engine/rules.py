@@ -70,7 +70,7 @@ _HANDLERS: Final[dict[type, Handler]] = {
     ChangeSettings: do_change_settings,
     AddBot: do_add_bot,
     RemoveBot: do_remove_bot,
-    Start: lambda ctx, seat, a: do_start(ctx, seat),
+    Start: lambda ctx, seat, a: do_start(ctx, seat, a),
     Chat: do_chat,
     Choose: do_choose,
     Play: do_play,

@@ -114,7 +114,7 @@ class Referee:
                 if now < table.start_by and not all(s.connected for s in humans):
                     table.look_at = table.start_by
                     return False
-                refused = await self.tables.as_host(room, act.Start())
+                refused = await self.tables.as_host(room, act.Start(organiser=True))
                 after = await self.tables.table(room)
                 if after is None:
                     table.look_at = now + LOBBY_LOOK_MS
@@ -163,7 +163,7 @@ class Referee:
         if now - table.round_over_at < ROUND_OVER_WAIT_MS:
             table.look_at = table.round_over_at + ROUND_OVER_WAIT_MS
             return
-        refused = await self.tables.as_host(table.room, act.Start())
+        refused = await self.tables.as_host(table.room, act.Start(organiser=True))
         if refused is not None:
             log.warning("a tied tournament table's next round was not dealt: %s", refused)
         table.round_over_at = 0

@@ -7,6 +7,8 @@ entrants' own seats work as before."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from e2e.harness import Harness
 
@@ -107,3 +109,36 @@ async def test_the_entrant_in_the_host_seat_cannot_remove_a_rival(server: Harnes
     tournament = (await server.http.get(f"/api/tournaments/{code}")).json()
     assert tournament["status"] == "running"
     assert tournament["rounds"][0]["tables"][0]["result"] == []
+
+
+async def test_the_entrant_in_the_host_seat_cannot_deal_before_its_rivals_arrive(
+    server: Harness,
+) -> None:
+    """The entrant in a table's host seat could `start` the moment its table opened, before
+    its rivals connected: they were dealt in absent, and their turns timed out until a bot
+    covered them. The tournament deals its tables (every entrant here, or the grace period
+    over); the host seat's `start` in the lobby is refused and changes nothing."""
+    code, room, tokens = await _started_table(server, entrants=3, table_size=3)
+    seats = []
+    for token in tokens:
+        me = await server.http.get(f"/api/tournaments/{code}/me", headers=bearer(token))
+        assert me.status_code == 200, me.text
+        seats.append(me.json())
+    host_seat = next(s for s in seats if s["seat"] == 0)
+    host = await server.connect(room, host_seat["token"])
+    assert host.view["you"]["moves"]["start"] is False
+    before = await server.summary(room)
+    reply = await host.act("start")
+    assert reply["type"] == "error" and reply["code"] == "bad_command", reply
+    assert reply["message"]
+    after = await server.summary(room)
+    assert after["status"] == "lobby" and after["version"] == before["version"]
+    # Once every entrant is here, the tournament deals the table itself.
+    others = [await server.connect(room, s["token"]) for s in seats if s["seat"] != 0]
+    for _ in range(100):
+        if (await server.summary(room))["status"] == "playing":
+            break
+        await asyncio.sleep(0.05)
+    assert (await server.summary(room))["status"] == "playing"
+    for client in [host, *others]:
+        await client.close()

@@ -26,6 +26,7 @@ from app.engine import (
     state_to_json,
     view,
 )
+from app.engine.legal import legal_actions, moves
 from app.engine.state import Deadline, State
 
 T0 = 1_764_453_000_000
@@ -203,6 +204,25 @@ def test_departures_and_spectators_survive_a_snapshot() -> None:
     assert older.spectators == () and older.seats[1].away_since is None
 
 
+def test_a_tournament_table_is_dealt_by_its_tournament_not_by_its_host_seat() -> None:
+    """The entrant in a tournament table's host seat could `start` at once, before its rivals
+    arrived, and deal them in absent (their turns timing out until a bot covered them). Only
+    the tournament's own start deals such a lobby; the host seat's is refused and changes
+    nothing, and `start` is not among its moves."""
+    rng = random.Random(3)
+    st = new_table("R", replace(parse_settings({}), keep_departed=True))
+    for k in range(3):
+        st, _ = apply(st, None, Join(name=f"P{k}", player_id=f"p{k}"), rng, T0)
+    st, _ = apply(st, None, SetConnected(0, True), rng, T0)
+    assert not [a for a in legal_actions(st, 0) if isinstance(a, Start)]
+    assert moves(st, 0)["start"] is False
+    with pytest.raises(EngineError) as refused:
+        apply(st, 0, Start(), rng, T0)
+    assert refused.value.code == "bad_command" and refused.value.state is None
+    st, _ = apply(st, 0, Start(organiser=True), rng, T0)
+    assert st.status == "playing" and len(st.hands) == 3
+
+
 def test_a_table_that_keeps_departed_seats_deals_them_in_and_says_so_nowhere() -> None:
     rng = random.Random(2)
     st = new_table("R", replace(parse_settings({}), keep_departed=True))  # a tournament's
@@ -217,5 +237,5 @@ def test_a_table_that_keeps_departed_seats_deals_them_in_and_says_so_nowhere() -
         parse_settings({"keep_departed": True})  # nobody sends it
     again = state_from_json(state_to_json(st))
     assert again.settings.keep_departed and again == st
-    st, _ = apply(st, 0, Start(), rng, T0 + 900_000)
+    st, _ = apply(st, 0, Start(organiser=True), rng, T0 + 900_000)
     assert len(st.hands) == 2
