@@ -191,7 +191,7 @@ def may_start(st: State, seat: int | None) -> bool:
     if seat is None or seat != st.host:
         return False
     if st.status == "lobby":  # a player who left the lobby is not dealt in
-        if st.settings.keep_departed:  # a tournament's table: the tournament deals it
+        if st.settings.organised:  # a tournament's table: the tournament deals it
             return False
         return len(st.seats) - len(departed_seats(st)) >= 2
     return st.status in ("round_over", "match_over")

@@ -308,10 +308,10 @@ def do_chat(ctx: Ctx, seat: int | None, act: Chat) -> None:
 def do_start(ctx: Ctx, seat: int | None, act: Start) -> None:
     st = ctx.st
     _host_only(st, seat)
-    if st.status == "lobby" and st.settings.keep_departed and not act.organiser:
-        # A tournament's table (the only rooms that keep departed seats) is dealt by the
-        # tournament once its entrants are here or its grace period is over: the entrant in
-        # the host seat dealing at once would deal its rivals in before they arrived.
+    if st.status == "lobby" and st.settings.organised and not act.organiser:
+        # A tournament's table is dealt by the tournament once its entrants are here or its
+        # grace period is over: the entrant in the host seat dealing at once would deal its
+        # rivals in before they arrived.
         raise fail("bad_command", "the tournament deals this table when its players are here")
     begin(ctx)
 

@@ -77,6 +77,10 @@ class Settings:
     # A tournament's table keeps a departed player's seat (its entrants come and go between
     # the tournament page and the table), whatever lobby_drop_seconds says.
     keep_departed: bool = False
+    # Not sent by anyone either: a tournament's table, whose lobby only the tournament deals
+    # (`Start(organiser=True)`), so that the entrant in its host seat cannot deal its rivals
+    # in before they arrive.
+    organised: bool = False
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -115,7 +119,11 @@ HOOK_KEYS: tuple[str, ...] = ("dealer", "deck_order", "bot_delay_ms")
 # Extensions beyond the RULES table: accepted like any setting, shown only when not off, so
 # that the settings object of a room that does not use them stays the RULES table.
 EXTENSION_KEYS: tuple[str, ...] = ("match_rounds", "lobby_drop_seconds")
-_NOT_PUBLIC = frozenset(HOOK_KEYS) | frozenset(EXTENSION_KEYS) | {"hooks_allowed", "keep_departed"}
+_NOT_PUBLIC = (
+    frozenset(HOOK_KEYS)
+    | frozenset(EXTENSION_KEYS)
+    | {"hooks_allowed", "keep_departed", "organised"}
+)
 PUBLIC_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Settings) if f.name not in _NOT_PUBLIC)
 _KNOWN = frozenset(PUBLIC_KEYS) | frozenset(HOOK_KEYS) | frozenset(EXTENSION_KEYS)
 

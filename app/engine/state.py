@@ -459,6 +459,8 @@ def state_to_json(state: State) -> dict[str, Any]:
     out["settings"] = settings_to_json(state.settings, secrets=True)
     out["hooks_allowed"] = state.settings.hooks_allowed
     out["keep_departed"] = state.settings.keep_departed
+    if state.settings.organised:  # (absent otherwise: every other room's JSON as before)
+        out["organised"] = True
     out["pairing"] = list(state.pairing) if state.pairing is not None else None
     out["seats"] = [
         {
@@ -503,12 +505,13 @@ def _frozen(value: Any) -> Any:
 
 def _stored_settings(data: dict[str, Any]) -> Settings:
     hooks, keep = bool(data.get("hooks_allowed")), bool(data.get("keep_departed"))
-    key = (_frozen(data["settings"]), hooks, keep)
+    organised = bool(data.get("organised"))
+    key = (_frozen(data["settings"]), hooks, keep, organised)
     settings = _STORED_SETTINGS.get(key)
     if settings is None:
         settings = settings_from_json(data["settings"], hooks)
-        if keep:
-            settings = replace(settings, keep_departed=True)
+        if keep or organised:
+            settings = replace(settings, keep_departed=keep, organised=organised)
         if len(_STORED_SETTINGS) >= _STORED_SETTINGS_MAX:
             _STORED_SETTINGS.clear()
         _STORED_SETTINGS[key] = settings

@@ -272,12 +272,18 @@ class RoomService:
     # --- HTTP: rooms, seats, spectators ---------------------------------------------------
 
     async def create_room(
-        self, name: str, settings: Mapping[str, Any] | None, *, drop_departed: bool = False
+        self,
+        name: str,
+        settings: Mapping[str, Any] | None,
+        *,
+        drop_departed: bool = False,
+        organised: bool = False,
     ) -> Created:
         """A new room, `name` its host. Without `drop_departed` the lobby keeps a departed
         player's seat whatever the settings say, as a tournament's table must: its entrants
         come and go between the tournament page and the table (and its settings must stay
-        the ones it asked for). A room made over HTTP frees them (`lobby_drop_seconds`)."""
+        the ones it asked for). A room made over HTTP frees them (`lobby_drop_seconds`).
+        `organised`: a tournament's table, whose lobby only the tournament deals."""
         name = _clean_name(name)
         try:
             parsed = engine.parse_settings(
@@ -292,6 +298,8 @@ class RoomService:
             raise RoomError("unavailable", message, 503, retry_after=60)
         if not drop_departed:
             parsed = replace(parsed, keep_departed=True)
+        if organised:  # a tournament's table: only the tournament deals its lobby
+            parsed = replace(parsed, organised=True)
         while True:
             code = secrets.token_urlsafe(16)
             if await self.store.load(code) is None:

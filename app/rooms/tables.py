@@ -42,7 +42,7 @@ class RoomTables:
         first, *others = names
         # The seats' own tokens are dropped: an entrant reaches its seat with a token derived
         # from its entrant token (`grant_seat`), so no seat token is kept anywhere.
-        created = await self._rooms.create_room(first, settings)
+        created = await self._rooms.create_room(first, settings, organised=True)
         players = [created.player_id]
         for name in others:
             joined = await self._rooms.join(created.room, name)

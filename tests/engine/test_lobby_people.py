@@ -210,7 +210,7 @@ def test_a_tournament_table_is_dealt_by_its_tournament_not_by_its_host_seat() ->
     the tournament's own start deals such a lobby; the host seat's is refused and changes
     nothing, and `start` is not among its moves."""
     rng = random.Random(3)
-    st = new_table("R", replace(parse_settings({}), keep_departed=True))
+    st = new_table("R", replace(parse_settings({}), keep_departed=True, organised=True))
     for k in range(3):
         st, _ = apply(st, None, Join(name=f"P{k}", player_id=f"p{k}"), rng, T0)
     st, _ = apply(st, None, SetConnected(0, True), rng, T0)
@@ -219,6 +219,8 @@ def test_a_tournament_table_is_dealt_by_its_tournament_not_by_its_host_seat() ->
     with pytest.raises(EngineError) as refused:
         apply(st, 0, Start(), rng, T0)
     assert refused.value.code == "bad_command" and refused.value.state is None
+    again = state_from_json(state_to_json(st))  # a checkpoint or the Redis blob keeps it
+    assert again.settings.organised and again == st
     st, _ = apply(st, 0, Start(organiser=True), rng, T0)
     assert st.status == "playing" and len(st.hands) == 3
 
@@ -237,5 +239,5 @@ def test_a_table_that_keeps_departed_seats_deals_them_in_and_says_so_nowhere() -
         parse_settings({"keep_departed": True})  # nobody sends it
     again = state_from_json(state_to_json(st))
     assert again.settings.keep_departed and again == st
-    st, _ = apply(st, 0, Start(organiser=True), rng, T0 + 900_000)
+    st, _ = apply(st, 0, Start(), rng, T0 + 900_000)
     assert len(st.hands) == 2
