@@ -69,8 +69,12 @@ local function add_events(keys, first, last, blob, limit)
 end
 
 -- ARGV: room, version, state blob, meta, wake, ttl ms, states kept, first, events blob
+-- A state hash whose current snapshot is gone (an evicting `maxmemory-policy` removes a room's
+-- keys one at a time) is no room: nobody can read it, so it is replaced (a restore from the
+-- database), not reported as existing.
 redis.register_function('uno_create', function(keys, args)
-  if redis.call('EXISTS', keys[1]) == 1 then
+  local current = redis.call('HGET', keys[1], 'v')
+  if current and redis.call('HEXISTS', keys[3], current) == 1 then
     return 0
   end
   local room, version = args[1], args[2]
