@@ -300,6 +300,14 @@ class RoomService:
             parsed = replace(parsed, keep_departed=True)
         if organised:  # a tournament's table: only the tournament deals its lobby
             parsed = replace(parsed, organised=True)
+        try:
+            return await self._create_room(name, parsed, drop_departed)
+        except StoreUnavailable as exc:  # (a create whose reply was lost: a room nobody holds)
+            raise RoomError("unavailable", "the room store is unreachable", 503) from exc
+
+    async def _create_room(
+        self, name: str, parsed: engine.Settings, drop_departed: bool
+    ) -> Created:
         while True:
             code = secrets.token_urlsafe(16)
             if await self.store.load(code) is None:
