@@ -234,8 +234,14 @@ class RoomService:
         """With the rooms in Redis (which expires them itself), what this process keeps of
         each room it ever served (its lock, bot plan, timers tried, last use, version
         ceiling) goes once the room is idle, or it would grow with every room for ever."""
-        for room, touched in list(self._touched.items()):
-            if touched >= cutoff or self.has_sockets(room):
+        touched = self._touched
+        # Rooms this process only ran the timers or bots of (any process claims any room's
+        # wake-up) were never used here: dropped at every sweep, or they would pile up with
+        # every room ever woken here. A room still timed loses its bot plan and timers tried
+        # (planned again at its next wake) and its ceiling (reserved again), nothing else.
+        woken = set(self._locks).union(self._bots, self._tried, self.versions.rooms())
+        for room in [*touched, *woken.difference(touched)]:
+            if touched.get(room, 0) >= cutoff or self.has_sockets(room):
                 continue
             lock = self._locks.get(room)
             if lock is not None and lock.locked():

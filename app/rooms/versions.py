@@ -40,5 +40,9 @@ class VersionReservations:
         except Exception:  # the room plays on; only a restore could then start too low
             log.exception("could not reserve a room's versions")
 
+    def rooms(self) -> list[str]:
+        """The rooms a ceiling is remembered for."""
+        return list(self._ceilings)
+
     def forget(self, room: str) -> None:
         self._ceilings.pop(room, None)
