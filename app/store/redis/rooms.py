@@ -204,9 +204,13 @@ class RedisRoomStore:
     def _entry(self, room: str) -> _Room:
         entry = self._rooms.get(room)
         if entry is None:
-            entry = self._rooms[room] = _Room(self._commit_keys(room))
-            if len(self._rooms) > self.rooms_cached:
-                del self._rooms[next(iter(self._rooms))]
+            entry = self._cache(room, _Room(self._commit_keys(room)))
+        return entry
+
+    def _cache(self, room: str, entry: _Room) -> _Room:
+        self._rooms[room] = entry
+        if len(self._rooms) > self.rooms_cached:
+            del self._rooms[next(iter(self._rooms))]
         return entry
 
     # --- the RoomStore interface --------------------------------------------------------
@@ -268,8 +272,11 @@ class RedisRoomStore:
             record.assumed = True
             record.origin = (entry.rev, _NO_ACKS, entry)
             return record
+        made = entry is None
         if entry is None:
-            entry = self._entry(room)
+            # Cached only once the room is known to exist: a look-up of a made-up code (a
+            # stranger's GET, a hello) must not push a room played here out of the cache.
+            entry = _Room(self._commit_keys(room))
         entry.doubted = False
         ack_field = f"{command[0]}|{command[1]}" if command is not None else ""
         sent = entry.rev
@@ -280,6 +287,8 @@ class RedisRoomStore:
             reply = await self._read_record(entry, 0, ack_field)
         if reply is None:
             return None
+        if made:  # (or the entry a commit or a notice made meanwhile)
+            entry = self._rooms.get(room) or self._cache(room, entry)
         version, rev = int(reply[0]), int(reply[1])
         if len(reply) >= 6 and entry.rev != rev:
             if reply[5] is None:
