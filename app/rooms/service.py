@@ -671,6 +671,12 @@ class RoomService:
                 return False
             if events:
                 await self._commit(record, state, events)
+            elif connected and self.shared is not None:
+                # Shown connected already (its socket on another process has not closed yet):
+                # a write without events all the same. A process closing that other socket
+                # may have checked `held` just before this one recorded its socket; this
+                # write makes its compare-and-set fail, and its next attempt sees us.
+                await self._commit(record, state, [])
             return bool(events)
 
     # --- timers and bots ----------------------------------------------------------------
