@@ -20,7 +20,9 @@ again.
 A process whose lease was gone when it refreshed it (it was cut off from Redis for longer than
 the lease and reaped meanwhile, or Redis lost its keys) writes its seats back and marks them
 connected again: its sockets stayed open. A room restored from the database (restore.py)
-marks disconnected only the seats no live process holds.
+marks disconnected only the seats no live process holds. A socket that opened or closed here
+while Redis could not be reached left its seat showing the opposite: such seats are settled
+at the next refresh that reaches Redis, to what this process holds of them then.
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ class Presence:
         self._clock = clock
         self.lease_ms = max(200, lease_ms)
         self._seats: set[tuple[str, str]] = set()  # (room, member) this process holds
+        # Seats whose socket opened or closed here while their `connected` could not be
+        # committed (Redis unreachable): settled at the next refresh that reaches Redis.
+        self._unsettled: set[tuple[str, str]] = set()
         self._task: asyncio.Task[None] | None = None
         self._renewed_at: int | None = None  # the last refresh Redis took (ms)
         self.service: RoomService | None = None
@@ -91,6 +96,22 @@ class Presence:
                 await self.client.srem(self.seats_key(self.id), entry)
         except (RedisError, OSError) as exc:  # the next refresh after a lapse writes them all
             log.warning("seat presence not recorded (%s)", type(exc).__name__)
+
+    def unsettled(self, room: str, member_id: str) -> None:
+        """The seat's `connected` (and maybe its entry in this process's set) was not
+        written when its socket opened or closed here."""
+        self._unsettled.add((room, member_id))
+
+    async def settle(self) -> None:
+        """Write the seats left unsettled as this process holds them now: connected when a
+        socket of it is open here, else disconnected unless a live process holds one (the
+        set's entry written again or removed too). One that fails again stays unsettled."""
+        if self.service is None:
+            return
+        for seat in list(self._unsettled):
+            self._unsettled.discard(seat)
+            room, member = seat
+            await self.service.set_connected(room, member, seat in self._seats)
 
     async def held(self, room: str, member_id: str) -> bool:
         """Whether a live process (this one included) holds a socket of the seat; False when
@@ -138,6 +159,7 @@ class Presence:
             try:
                 await self.renew()
                 await self.reap()
+                await self.settle()
             except (RedisError, OSError) as exc:
                 log.warning("presence not renewed (%s)", type(exc).__name__)
             except Exception:

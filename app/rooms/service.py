@@ -633,7 +633,10 @@ class RoomService:
         # seat connected while another process holds a newer socket of it.
         await self.presence.holding(room, member_id, connected)
         held = None if connected else self.presence.held
-        await self._set_connected(room, member_id, connected, held)
+        if await self._set_connected(room, member_id, connected, held) is None:
+            # Not committed (Redis unreachable, or the room too busy): the seat would show
+            # the opposite for as long as this process lives. Presence settles it later.
+            self.presence.unsettled(room, member_id)
 
     async def disconnect_unless_held(
         self, room: str, member_id: str, held: Callable[[str, str], Awaitable[bool]]
