@@ -94,7 +94,10 @@ class Presence:
             else:
                 self._seats.discard((room, member_id))
                 await self.client.srem(self.seats_key(self.id), entry)
-        except (RedisError, OSError) as exc:  # the next refresh after a lapse writes them all
+        except (RedisError, OSError) as exc:
+            # Settled at the next refresh (an entry left in the set would make the seat look
+            # held, by this live process, for as long as it lives).
+            self._unsettled.add((room, member_id))
             log.warning("seat presence not recorded (%s)", type(exc).__name__)
 
     def unsettled(self, room: str, member_id: str) -> None:
