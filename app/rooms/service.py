@@ -101,6 +101,11 @@ class Outcome:
     refusal: tuple[ErrorCode, str] | None = None
     # A refusal with consequences (a false UNO catch's penalty): the version it committed.
     committed: int | None = None
+    # A false catch decided on an older view (`at`): the table without its penalty (and its
+    # events), kept should the catch have been legal at `at`. Then the newer state made it
+    # illegal (another catch came first, or the declaration), so it is `stale` and, refused,
+    # costs nothing (PROTOCOL 3); else it is the false catch RULES 13 charges.
+    unpenalised: tuple[State, list[Event]] | None = None
 
 
 # A refused command whose consequences were committed (a false catch, RULES 13) is remembered
@@ -552,10 +557,15 @@ class RoomService:
                     outcome = remembered(known)
                 else:
                     outcome, state, events = self._command(state, events, seat, command, action)
-                    if outcome.refusal is not None and outcome.refusal[0] == (
-                        await self._refusal_at(room, who.member_id, command)
-                    ):
-                        outcome = Outcome(code=outcome.refusal[0], message=outcome.refusal[1])
+                    if outcome.unpenalised is not None:
+                        held, refusal = await self._trial_at(room, who.member_id, command)
+                        if held and refusal is None:
+                            state, events = outcome.unpenalised
+                            outcome = Outcome(code="stale", message="the table moved on")
+                    elif outcome.refusal is not None:
+                        _held, then = await self._trial_at(room, who.member_id, command)
+                        if outcome.refusal[0] == then:  # refused then too: its own code
+                            outcome = Outcome(code=outcome.refusal[0], message=outcome.refusal[1])
                     if outcome.version is not None:
                         record.remember_ack(who.member_id, command.command_id, outcome.version)
                     elif outcome.committed is not None:
@@ -582,6 +592,7 @@ class RoomService:
             after, produced = self._apply(state, seat, action)
         except EngineError as exc:
             version = state.version
+            before, before_events = state, events
             if exc.state is not None:
                 # Refused, yet with consequences: a false UNO catch costs the catcher; any
                 # command of an away seat's player hands the seat back (RULES 29).
@@ -590,8 +601,18 @@ class RoomService:
                 state, events = exc.state, events + exc.events
                 if exc.code == "not_catchable" and isinstance(action, act.Catch):
                     # Remembered: a resend of its id must not cost the penalty again.
+                    unpenalised = None
+                    if command.at is not None and command.at < version:
+                        # Only the player's return (an away seat's), as for any refusal.
+                        back, returned = self._apply(before, seat, act.Back())
+                        unpenalised = (back, before_events + returned)
                     return (
-                        Outcome(code=exc.code, message=exc.message, committed=state.version),
+                        Outcome(
+                            code=exc.code,
+                            message=exc.message,
+                            committed=state.version,
+                            unpenalised=unpenalised,
+                        ),
                         state,
                         events,
                     )
@@ -603,27 +624,30 @@ class RoomService:
             return Outcome(code=exc.code, message=exc.message), state, events
         return Outcome(version=after.version), after, events + produced
 
-    async def _refusal_at(self, room: str, member_id: str, command: Command) -> str | None:
-        """The code the state at version `at` (the one the client decided on) would have
-        refused `command` with; None when it was legal then, or when the history no longer
-        holds that state."""
+    async def _trial_at(
+        self, room: str, member_id: str, command: Command
+    ) -> tuple[bool, str | None]:
+        """Whether the history holds the state at version `at` (the one the client decided
+        on), and the code that state would have refused `command` with (None: legal then,
+        or not held, or the trial failed)."""
         at = command.at
         if at is None or at < 1:
-            return None
+            return False, None
         old = await self.store.state_at(room, at)
         if old is None:
-            return None
+            return False, None
         seat = engine.seat_of(old, member_id)
         if seat is None:
-            return "unauthorized"
+            return True, "unauthorized"
         try:
             # A throwaway generator: a trial must not move the room's randomness.
             engine.apply(old, seat, command.action, random.Random(at), self.clock())
         except EngineError as exc:
-            return exc.code
+            return True, exc.code
         except Exception:  # a trial must never fail the command: keep the plain `stale`
             log.exception("stale check failed")
-        return None
+            return False, None
+        return True, None
 
     async def set_connected(self, room: str, member_id: str, connected: bool) -> None:
         if self.presence is None:
