@@ -120,7 +120,7 @@ export function lobbyScreen(S, actions) {
     inviteExtras(S, actions, view.room));
 
   const departed = view.seats.filter((x) => x.drop_at != null);
-  const alone = isHost && !canStart && view.seats.length - departed.length < 2;
+  const alone = isHost && !canStart && view.seats.length < 2;
   const controls = isHost ? h('div', { class: 'host-controls' },
     departed.length ? h('p', { class: 'muted', testid: 'departed-note' },
       t('lobby.departed_note', { names: listText(departed.map((x) => displayName(x))) })) : null,

@@ -18,7 +18,6 @@ from app.engine.actions import (
 )
 from app.engine.cards import BIG, SMALL, Face
 from app.engine.errors import ErrorCode
-from app.engine.lobby import departed_seats
 from app.engine.state import UNO_DECLARED, UNO_EARLY, UNO_EXPOSED, State, any_exposed
 
 
@@ -190,10 +189,10 @@ def catchable(st: State, seat: int | None) -> list[int]:
 def may_start(st: State, seat: int | None) -> bool:
     if seat is None or seat != st.host:
         return False
-    if st.status == "lobby":  # a player who left the lobby is not dealt in
+    if st.status == "lobby":  # every seat is dealt in, a departed one's too
         if st.settings.organised:  # a tournament's table: the tournament deals it
             return False
-        return len(st.seats) - len(departed_seats(st)) >= 2
+        return len(st.seats) >= 2
     return st.status in ("round_over", "match_over")
 
 

@@ -24,6 +24,9 @@ from app.engine.text import clean_chat
 
 MAX_NAME: Final = 128  # code points; the service checks the name rule (app/rooms/names.py)
 MAX_CHAT: Final = 300
+# A departed lobby seat dealt in this long after its socket closed gets a bot at once: longer
+# than a page's refresh or a phone's change of network, short of the lobby_drop timer.
+START_GRACE_MS: Final = 15_000
 
 
 def _seat(st: State, seat: int | None) -> int:
@@ -170,11 +173,17 @@ def _free(ctx: Ctx, seats: list[int]) -> None:
         _remove_seat(ctx, seat, "away")
 
 
-def departed_seats(st: State) -> list[int]:
-    """The seats `start` frees instead of dealing them in (none with the setting off)."""
-    if not _drop_seconds(st):
-        return []
-    return [seat for seat, info in enumerate(st.seats) if departed(info)]
+def _long_departed(st: State, seat: int, now: int) -> bool:
+    """Departed from the lobby longer than a page's refresh (and the lobby frees departed
+    seats at all: not with lobby_drop_seconds 0, nor at a tournament's table)."""
+    info = st.seats[seat]
+    since = info.away_since
+    return (
+        bool(_drop_seconds(st))
+        and departed(info)
+        and since is not None
+        and now - since >= START_GRACE_MS
+    )
 
 
 def lobby_drop_timeout(ctx: Ctx) -> None:
@@ -320,16 +329,24 @@ def begin(ctx: Ctx) -> None:
     """`start` (or the next_round timer): the first round, the next round, or a new match."""
     st = ctx.st
     if st.status == "lobby":
-        gone = departed_seats(st)
-        if len(st.seats) - len(gone) < 2:
+        # A seat whose socket is closed is dealt in like any other: only `leave`, `remove_seat`
+        # and the lobby_drop timer free a seat, so a player back a moment later (a page
+        # refreshed as the host deals) finds their hand, not a refused token. A player away
+        # longer than a refresh (START_GRACE_MS) has a bot play for them from the first turn,
+        # instead of the table waiting out their turns, until they are back.
+        if len(st.seats) < 2:
             raise fail("bad_command", "at least 2 players are needed")
         dealer = st.settings.dealer
-        if dealer is not None and dealer >= len(st.seats) - len(gone):
+        if dealer is not None and dealer >= len(st.seats):
             # (test hook) not taken modulo the seats: the deck order is dealt from the dealer
             raise fail("bad_settings", f"dealer {dealer} names no seat of this table")
-        _free(ctx, gone)  # a player who left the lobby is not dealt in
+        away = [s for s in range(len(st.seats)) if _long_departed(st, s, ctx.now)]
         ctx.settle()
         start_match(ctx)
+        for seat in away:
+            ctx.settle()
+            st.w_seats()[seat] = replace(st.seats[seat], afk=True)
+            ctx.emit("bot_took_over", {"seat": seat})
     elif st.status == "round_over":
         next_round(ctx)
     elif st.status == "match_over":

@@ -85,7 +85,10 @@ def test_a_departed_seat_shows_as_left_with_its_countdown(make_page: Callable[..
     expect(row).to_have_attribute("data-departed", "true")
     expect(page.get_by_test_id("seat-left-2")).to_have_text("Left")
     expect(page.get_by_test_id("drop-2")).to_have_text(re.compile(r"^seat freed in 1:(40|41)$"))
-    expect(page.get_by_test_id("departed-note")).to_have_text("Not dealt in: Mikko (left the room)")
+    expect(page.get_by_test_id("departed-note")).to_have_text(
+        "Away: Mikko. If the game starts they are dealt in,"
+        " and a bot plays for them until they are back."
+    )
     expect(page.get_by_test_id("lobby-seat-0")).to_have_attribute("data-departed", "false")
     # The timer freed it: the seat is gone and the log says why.
     freed = fv.lobby_view(now_ms())

@@ -27,6 +27,7 @@ from app.engine import (
     view,
 )
 from app.engine.legal import legal_actions, moves
+from app.engine.lobby import START_GRACE_MS
 from app.engine.state import Deadline, State
 
 T0 = 1_764_453_000_000
@@ -98,22 +99,53 @@ def test_nobody_is_dropped_while_nobody_waits_and_a_return_frees_the_long_gone()
     assert [s.name for s in st.seats] == ["P0"]
 
 
-def test_start_never_deals_a_departed_player_in() -> None:
+def test_start_deals_a_departed_player_in_and_their_token_goes_on() -> None:
+    """A seat whose socket closed (a page refreshed in the lobby) is dealt in like any other:
+    PROTOCOL loses a seat only by `leave`; the player back a moment later finds a hand. Only
+    the lobby_drop timer (or the host's `remove_seat`) frees a departed seat."""
     st, rng = _lobby(3)
     st, _ = apply(st, 0, AddBot(), rng, T0)
     st, _ = apply(st, None, SetConnected(2, False), rng, T0 + 1_000)
     assert view(st, 0, T0 + 1_000)["you"]["moves"]["start"] is True
     st, events = apply(st, 0, Start(), rng, T0 + 2_000)
     kinds = [e.kind for e in events]
-    assert kinds[:2] == ["player_left", "dealer_chosen"]
-    assert events[0].public["reason"] == "away" and events[0].public["name"] == "P2"
-    assert [s.name for s in st.seats] == ["P0", "P1", "Bot 1"]
-    assert len(st.hands) == 3 and all(len(h) == 7 for h in st.hands)
+    assert "player_left" not in kinds and kinds[0] == "dealer_chosen"
+    assert [s.name for s in st.seats] == ["P0", "P1", "P2", "Bot 1"]
+    assert len(st.hands) == 4 and all(len(h) == 7 for h in st.hands)
+    st, _ = apply(st, None, SetConnected(2, True), rng, T0 + 3_000)
+    assert view(st, 2, T0 + 3_000)["you"]["hand"]
 
 
-def test_start_counts_only_the_players_still_here() -> None:
+def test_a_player_away_longer_than_a_refresh_is_dealt_in_with_a_bot_playing_for_them() -> None:
+    """Away from the lobby longer than START_GRACE_MS when the host deals: dealt in, and a bot
+    plays the seat from the first turn (the table does not wait out their turns) until the
+    player is back; the token goes on. Within the grace (a refresh) no bot: plain dealt in."""
+    st, rng = _lobby(3)
+    st, _ = apply(st, None, SetConnected(1, False), rng, T0)
+    st, _ = apply(st, None, SetConnected(2, False), rng, T0 + START_GRACE_MS - 1_000)
+    st, events = apply(st, 0, Start(), rng, T0 + START_GRACE_MS)
+    assert [e.public["seat"] for e in events if e.kind == "bot_took_over"] == [1]
+    assert [s.afk for s in st.seats] == [False, True, False]
+    assert len(st.hands) == 3
+
+
+def test_the_setting_off_deals_a_long_departed_seat_in_without_a_bot() -> None:
+    st, rng = _lobby(2, lobby_drop_seconds=0)
+    st, _ = apply(st, None, SetConnected(1, False), rng, T0)
+    st, events = apply(st, 0, Start(), rng, T0 + 10 * START_GRACE_MS)
+    assert "bot_took_over" not in [e.kind for e in events] and not st.seats[1].afk
+
+
+def test_two_players_one_of_them_refreshing_may_still_start() -> None:
     st, rng = _lobby(2)
     st, _ = apply(st, None, SetConnected(1, False), rng, T0)
+    assert view(st, 0, T0)["you"]["moves"]["start"] is True
+    st, _ = apply(st, 0, Start(), rng, T0)
+    assert st.status == "playing" and len(st.hands) == 2
+
+
+def test_start_needs_two_seats() -> None:
+    st, rng = _lobby(1)
     assert view(st, 0, T0)["you"]["moves"]["start"] is False
     with pytest.raises(EngineError) as refused:
         apply(st, 0, Start(), rng, T0)

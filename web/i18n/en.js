@@ -451,7 +451,7 @@ export default {
   'lobby.host_passes': 'Host role passes to {name} in {time}',
   'lobby.host_away': 'The host, {name}, is away',
   'lobby.drop_in': 'seat freed in {time}',
-  'lobby.departed_note': 'Not dealt in: {names} (left the room)',
+  'lobby.departed_note': 'Away: {names}. If the game starts they are dealt in, and a bot plays for them until they are back.',
   'seat.left': 'Left',
   'spectators.count': '{n} watching',
   'spectators.title': 'Spectators watching this room',

@@ -451,7 +451,7 @@ export default {
   'lobby.host_passes': 'میزبانی تا {time} دیگر به {name} می‌رسد',
   'lobby.host_away': 'میزبان، {name}، حضور ندارد',
   'lobby.drop_in': 'جا تا {time} دیگر آزاد می‌شود',
-  'lobby.departed_note': 'در پخش کارت نیستند: {names} (اتاق را ترک کردند)',
+  'lobby.departed_note': 'غایب: {names}. اگر بازی شروع شود کارت می‌گیرند و تا برگشتنشان یک ربات به جای آن‌ها بازی می‌کند.',
   'seat.left': 'رفته',
   'spectators.count': '{n} تماشاگر',
   'spectators.title': 'تماشاگران این اتاق',

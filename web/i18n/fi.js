@@ -451,7 +451,7 @@ export default {
   'lobby.host_passes': 'Isännyys siirtyy pelaajalle {name} ajassa {time}',
   'lobby.host_away': 'Isäntä {name} on poissa',
   'lobby.drop_in': 'paikka vapautuu ajassa {time}',
-  'lobby.departed_note': 'Ei mukana jaossa: {names} (lähti huoneesta)',
+  'lobby.departed_note': 'Poissa: {names}. Jos peli alkaa, he saavat kortit, ja botti pelaa heidän puolestaan, kunnes he palaavat.',
   'seat.left': 'Lähti',
   'spectators.count': '{n} katsojaa',
   'spectators.title': 'Huonetta katsovat',

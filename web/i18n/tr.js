@@ -451,7 +451,7 @@ export default {
   'lobby.host_passes': 'Ev sahipliği {time} sonra {name} kişisine geçiyor',
   'lobby.host_away': 'Ev sahibi {name} uzakta',
   'lobby.drop_in': 'koltuk {time} sonra boşalacak',
-  'lobby.departed_note': 'Dağıtıma katılmayacak: {names} (odadan ayrıldı)',
+  'lobby.departed_note': 'Uzakta: {names}. Oyun başlarsa kart alırlar ve dönene kadar onların yerine bir bot oynar.',
   'seat.left': 'Ayrıldı',
   'spectators.count': '{n} izleyici',
   'spectators.title': 'Bu odayı izleyenler',
