@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 import websockets
 
@@ -137,6 +138,7 @@ def _frames(data: bytes) -> list[tuple[int, bytes]]:
     return out
 
 
+@pytest.mark.timeout(150)
 async def test_the_latest_ping_is_answered_once_the_client_reads() -> None:
     async with serving() as (port, server):
         async with httpx.AsyncClient() as http:
@@ -149,15 +151,18 @@ async def test_the_latest_ping_is_answered_once_the_client_reads() -> None:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(5):
                     while _buffered(server) == 0:  # until the client's buffer backs up
-                        writer.write(PING * 2000)
+                        # Small writes, looked at often: every ping sent past that point is
+                        # one the server must work through before "last" (slow under load).
+                        writer.write(PING * 200)
                         await writer.drain()
             assert _buffered(server) > 0
             writer.write(last)
             await writer.drain()
             received = b""
             # The server first works through every ping already queued ahead of "last" (a
-            # few MB): generous for a busy CI machine, where 10 s ran out once.
-            async with asyncio.timeout(40):
+            # few MB): generous for a busy CI machine, where 10 s and then 40 s ran out at a
+            # load average of 10 on 2 cores.
+            async with asyncio.timeout(100):
                 while (0x0A, b"last") not in _frames(received):
                     chunk = await reader.read(1 << 20)
                     assert chunk, "closed before the last ping's pong"
