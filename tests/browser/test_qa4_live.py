@@ -1,0 +1,254 @@
+"""The fourth QA pass against the real server, on phones and in four languages: what a player
+trips on in the rarely dealt situations (a stack they cannot answer, a jump-in, a challenge's
+outcome, a 7 swapped with a right-to-left name, a toast on a phone, a page reloaded mid-round).
+Every hand is rigged with the `dealer` and `deck_order` test hooks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import ConsoleErrors
+from tests.browser.scenario import DeckPicker, host_opens_a_room
+
+pytestmark = pytest.mark.browser
+
+expect.set_options(timeout=8000)
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+Spec = tuple[str | None, str, int | None]
+
+
+def _joins(page: Page, invite: str, name: str) -> None:
+    page.goto(invite)
+    page.get_by_test_id("join-name").fill(name)
+    page.get_by_test_id("join-btn").click()
+    expect(page.get_by_test_id("lobby")).to_be_visible()
+
+
+def _rig(
+    host: Page,
+    live_server: str,
+    hands: Sequence[Sequence[Spec]],
+    first: Spec,
+    **settings: Any,
+) -> dict[int, list[int]]:
+    """Deals `hands` (seat 0 first; the last seat deals, so seat 0 starts) on `first`, untimed;
+    returns each seat's card ids. Waits until the host's lobby shows the settings."""
+    room = re.search(r"/r/([^/?#]+)$", host.url).group(1)  # type: ignore[union-attr]
+    cards = httpx.get(f"{live_server}/api/rooms/{room}/deck").json()["cards"]
+    pick = DeckPicker(cards)
+    ids = {seat: [pick.take(*spec) for spec in hand] for seat, hand in enumerate(hands)}
+    order = [ids[seat][i] for i in range(7) for seat in range(len(hands))]
+    order.append(pick.take(*first))
+    order += [int(c["id"]) for c in pick.left]
+    chosen: dict[str, Any] = {
+        "dealer": len(hands) - 1,
+        "turn_seconds": 0,
+        "bot_delay_ms": 20,
+        "next_round_seconds": 0,
+    }
+    chosen.update(settings, deck_order=order)
+    host.evaluate("s => window.uno.send({type: 'settings', settings: s})", chosen)
+    expect(host.get_by_test_id("lobby-turn_seconds")).to_have_value("0")
+    return ids
+
+
+GREENS: list[Spec] = [("green", "number", v) for v in (1, 2, 3, 4, 5, 6)]
+YELLOWS: list[Spec] = [("yellow", "number", v) for v in (1, 2, 3, 4, 5, 6)]
+
+
+def test_a_toast_on_a_phone_spans_the_screen_instead_of_half_of_it(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """The toast box was pinned at the middle of the screen (left: 50%) and so could be only
+    half the screen wide: on a phone a settings change became a tall, narrow tower of text
+    over the player's cards."""
+    host = pages("host")
+    invite = host_opens_a_room(host, live_server, "Ann")
+    bob = pages("bob", locale="tr-TR", **PHONE)
+    _joins(bob, invite, "Bob")
+    host.evaluate(
+        "() => window.uno.send({type: 'settings', settings: {uno_penalty: 4, turn_seconds: 0}})"
+    )
+    toast = bob.get_by_test_id("toast")
+    expect(toast).to_contain_text("Ayarlar değişti")
+    box = toast.bounding_box()
+    assert box is not None
+    # The text is longer than a line: the toast takes the screen's width less its margins.
+    assert box["width"] >= 390 - 2 * 16 - 2, box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    # And the strip under the toast lets taps through to the page.
+    under = bob.evaluate(
+        "() => getComputedStyle(document.getElementById('toasts')).pointerEvents"
+    )
+    assert under == "none"
+
+
+def test_a_seven_swapped_with_a_right_to_left_name_keeps_the_name_before_its_count(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """The 7-0 picker wrote "آیدا · 7 cards" as bare text: in an English page the bidi
+    algorithm joined the number to the Persian name and showed "7 · آیدا cards"."""
+    host = pages("host", **PHONE)
+    invite = host_opens_a_room(host, live_server, "Ann")
+    guest = pages("guest", locale="fa-IR")
+    _joins(guest, invite, "آیدا")
+    ids = _rig(
+        host,
+        live_server,
+        [[("red", "number", 7), *GREENS], [("blue", "number", 7), *YELLOWS]],
+        ("red", "number", 3),
+        seven_zero=True,
+    )
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    target = host.get_by_test_id("pick-target-1")
+    expect(target).to_contain_text("7 cards")
+    # The name is isolated: its own direction, never its neighbours'.
+    expect(target.locator("bdi")).to_have_text("آیدا")
+    name = target.locator("bdi").bounding_box()
+    count = host.evaluate(
+        """() => {
+          const b = document.querySelector('[data-testid=pick-target-1]');
+          const walker = document.createTreeWalker(b, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const i = n.data.indexOf('7');
+            if (i < 0 || n.parentElement.closest('bdi')) continue;
+            const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+            return r.getBoundingClientRect().x;
+          }
+          return null;
+        }"""
+    )
+    assert name is not None and count is not None
+    assert name["x"] < count, (name, count)  # left to right: "آیدا · 7 cards"
+    target.click()
+    expect(guest.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+
+
+def test_a_penalty_with_nothing_to_stack_says_take_the_cards(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """With stacking on, a Draw Two made the victim read "Stack a card or take the cards" even
+    when no card of theirs could be stacked: they looked for a card to play that was not
+    there. Now that line is only for a player who can stack."""
+    host = pages("host")
+    invite = host_opens_a_room(host, live_server, "Ann")
+    fin = pages("fin", locale="fi-FI", **PHONE)
+    _joins(fin, invite, "Mikko")
+    ids = _rig(
+        host,
+        live_server,
+        [[("red", "draw2", None), ("red", "draw2", None), *GREENS[:5]], YELLOWS + [("blue", "number", 1)]],
+        ("red", "number", 3),
+        stack_draw2=True,
+    )
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    status = fin.get_by_test_id("turn-status")
+    expect(status).to_have_attribute("data-mine", "true")
+    expect(status).to_have_text("Ei pinottavaa: ota 2 korttia")
+    expect(fin.get_by_test_id("draw-btn")).to_have_text("Ota 2 korttia")
+    fin.get_by_test_id("draw-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+
+
+def test_a_player_who_can_stack_is_still_asked_to_stack_or_take(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    host = pages("host", locale="tr-TR")
+    invite = host_opens_a_room(host, live_server, "Ayşe")
+    guest = pages("guest", locale="tr-TR", **PHONE)
+    _joins(guest, invite, "Bora")
+    ids = _rig(
+        host,
+        live_server,
+        [[("red", "draw2", None), *GREENS], [("blue", "draw2", None), *YELLOWS]],
+        ("red", "number", 3),
+        stack_draw2=True,
+    )
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    status = guest.get_by_test_id("turn-status")
+    expect(status).to_have_attribute("data-mine", "true")
+    expect(status).to_have_text("Üstüne kart koy ya da kartları al")
+
+
+def test_a_player_who_may_jump_in_is_told_so(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """A card that could jump in was only ringed in light blue: nothing on the screen said a
+    newcomer could play out of turn. The status line now says it while it is so."""
+    host = pages("host")
+    invite = host_opens_a_room(host, live_server, "Ann")
+    guest = pages("guest", locale="fa-IR", **PHONE)
+    _joins(guest, invite, "آیدا")
+    ids = _rig(
+        host,
+        live_server,
+        [[("red", "number", 5), *GREENS], [("red", "number", 5), *YELLOWS]],
+        ("red", "number", 3),
+        jump_in=True,
+    )
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    # Ann's red 5 is on the pile; آیدا holds the other red 5.
+    expect(guest.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    # On her own turn آیدا is not told to jump in; she draws and keeps the card.
+    expect(guest.get_by_test_id("jump-in-hint")).to_have_count(0)
+    guest.get_by_test_id("draw-btn").click()
+    guest.get_by_test_id("pass-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    hint = guest.get_by_test_id("jump-in-hint")
+    expect(hint).to_be_visible()
+    expect(hint).to_have_text("با کارتِ مشخص‌شده می‌توانید وسط بپرید!")
+    jump = guest.get_by_test_id(f"card-{ids[1][0]}")
+    expect(jump).to_have_class(re.compile(r"\bjump\b"))
+    jump.click()
+    expect(hint).to_have_count(0)
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+
+
+def test_the_outcome_of_a_challenge_is_shown_to_the_table_with_the_hand_to_the_challenger(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """The outcome of a Wild Draw Four challenge, and the hand it revealed to the challenger,
+    were written only in the event log: on a phone, far below the table. A toast says it now."""
+    host = pages("host", locale="tr-TR")
+    invite = host_opens_a_room(host, live_server, "Ayşe")
+    fin = pages("fin", locale="fi-FI", **PHONE)
+    _joins(fin, invite, "Mikko")
+    ids = _rig(
+        host,
+        live_server,
+        [
+            [(None, "wild_draw4", None), ("red", "number", 1), *GREENS[:5]],
+            [("blue", "number", 1), *YELLOWS],
+        ],
+        ("red", "number", 3),
+        challenge_seconds=60,
+    )
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    host.get_by_test_id("pick-color-blue").click()
+    expect(fin.get_by_test_id("challenge-dialog")).to_be_visible()
+    fin.get_by_test_id("challenge-btn").click()
+    expect(fin.get_by_test_id("challenge-dialog")).to_have_count(0)
+    said = fin.get_by_test_id("toast").filter(has_text="Haaste onnistui")
+    expect(said).to_be_visible()
+    expect(said).to_contain_text("Punainen 1")  # Ayşe's hand, shown to Mikko alone
+    told = host.get_by_test_id("toast").filter(has_text="İtiraz haklı")
+    expect(told).to_be_visible()
+    expect(told).not_to_contain_text("Kırmızı 1")
