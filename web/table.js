@@ -542,7 +542,8 @@ export function pickerOverlay(S, actions) {
       h('div', { class: 'targets', role: 'group' }, p.move.targets.map((seat) => h('button', {
         type: 'button', class: 'target', testid: `pick-target-${seat}`,
         onclick: () => { p.target = seat; continuePlay(S, actions); },
-      }, seatName(S.view, seat), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
+        // The name isolated: a right-to-left name would take the count along ("7 · آیدا cards").
+      }, h('bdi', {}, seatName(S.view, seat)), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
   }
   return h('div', {
     class: 'overlay', testid: 'picker', dataset: { focusKeep: '' },
