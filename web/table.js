@@ -205,6 +205,19 @@ function keysHelp(S, actions) {
 
 // --- your area ------------------------------------------------------------------------------
 
+/** A draw penalty the player cannot stack on: say to take the cards (not "stack or take"). */
+function penaltyOnly(view) {
+  const st = view.state || {};
+  if (st.phase !== 'penalty' || (movesOf(view).play || []).length) return null;
+  const n = st.pending_draw;
+  return n > 1 ? t('phase.you.penalty_take', { n }) : n === 1 ? t('phase.you.penalty_take_one') : t('phase.you.penalty_take_all');
+}
+
+/** "Take 4 cards", "Take 1 card" (a Draw One): the button of a pending draw. */
+function takeText(n) {
+  return n === 1 ? t('table.take_one') : t('table.take', { n });
+}
+
 function statusLine(S) {
   const view = S.view;
   const st = view.state || {};
@@ -216,7 +229,7 @@ function statusLine(S) {
   // A human whose connection dropped: say the table waits for them (a bot steps in later).
   const away = current && !current.connected && !current.bot && !current.afk;
   const text = mine
-    ? t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')
+    ? (penaltyOnly(view) ?? (t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')))
     : t(away ? 'table.waiting_reconnect' : 'table.their_turn', { name: seatName(view, st.turn) });
   return h('div', { class: ['status', mine && 'mine'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
     mine && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, 'my-timer', { big: true }) : null,
@@ -282,7 +295,7 @@ function actionBar(S, actions) {
   }, unoNow ? t('uno.declare') : S.unoArmed ? t('uno.armed') : t('uno.arm'));
   return h('div', { class: 'actions', role: 'toolbar', 'aria-label': t('table.actions'), dataset: { focusGroup: 'actions' } },
     h('button', { type: 'button', testid: 'draw-btn', disabled: !moves.draw, onclick: () => actions.send({ type: 'draw' }) },
-      view.state?.pending_draw && view.state?.phase === 'penalty' ? t('table.take', { n: view.state.pending_draw }) : t('table.draw')),
+      view.state?.pending_draw && view.state?.phase === 'penalty' ? takeText(view.state.pending_draw) : t('table.draw')),
     h('button', { type: 'button', testid: 'pass-btn', disabled: !moves.pass, onclick: () => actions.send({ type: 'pass' }) }, t('table.pass')),
     unoBtn,
     h('button', {

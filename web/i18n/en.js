@@ -97,6 +97,7 @@ export default {
   'table.their_turn': "{name}'s turn",
   'table.draw': 'Draw',
   'table.take': 'Take {n} cards',
+  'table.take_one': 'Take 1 card',
   'table.pass': 'Keep & pass',
   'table.draw_pile': 'Draw pile, {n} cards',
   'table.color': 'Color: {color}',
@@ -114,6 +115,9 @@ export default {
   'phase.you.play': 'Your turn: play or draw',
   'phase.you.after_draw': 'Play the drawn card or keep it',
   'phase.you.penalty': 'Stack a card or take the cards',
+  'phase.you.penalty_take': 'Nothing to stack: take {n} cards',
+  'phase.you.penalty_take_one': 'Nothing to stack: take 1 card',
+  'phase.you.penalty_take_all': 'Nothing to stack: take the cards',
   'phase.you.challenge': 'Challenge or accept',
   'phase.you.choose': 'Name the color',
 

@@ -97,6 +97,7 @@ export default {
   'table.their_turn': 'نوبت {name}',
   'table.draw': 'برداشتن',
   'table.take': 'برداشتن {n} کارت',
+  'table.take_one': 'برداشتن ۱ کارت',
   'table.pass': 'نگه‌داشتن و رد',
   'table.draw_pile': 'دسته‌ی برداشت، {n} کارت',
   'table.color': 'رنگ: {color}',
@@ -114,6 +115,9 @@ export default {
   'phase.you.play': 'نوبت شما: کارت بازی کنید یا بردارید',
   'phase.you.after_draw': 'کارت برداشته را بازی کنید یا نگه دارید',
   'phase.you.penalty': 'کارتی رویش بگذارید یا کارت‌ها را بردارید',
+  'phase.you.penalty_take': 'کارتی برای رویش گذاشتن ندارید: {n} کارت بردارید',
+  'phase.you.penalty_take_one': 'کارتی برای رویش گذاشتن ندارید: ۱ کارت بردارید',
+  'phase.you.penalty_take_all': 'کارتی برای رویش گذاشتن ندارید: کارت‌ها را بردارید',
   'phase.you.challenge': 'اعتراض کنید یا بپذیرید',
   'phase.you.choose': 'رنگ را انتخاب کنید',
 

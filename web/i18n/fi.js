@@ -97,6 +97,7 @@ export default {
   'table.their_turn': 'Vuorossa: {name}',
   'table.draw': 'Nosta',
   'table.take': 'Ota {n} korttia',
+  'table.take_one': 'Ota 1 kortti',
   'table.pass': 'Pidä ja ohita',
   'table.draw_pile': 'Nostopakka, {n} korttia',
   'table.color': 'Väri: {color}',
@@ -114,6 +115,9 @@ export default {
   'phase.you.play': 'Sinun vuorosi: pelaa tai nosta',
   'phase.you.after_draw': 'Pelaa nostettu kortti tai pidä se',
   'phase.you.penalty': 'Pinoa kortti tai ota kortit',
+  'phase.you.penalty_take': 'Ei pinottavaa: ota {n} korttia',
+  'phase.you.penalty_take_one': 'Ei pinottavaa: ota 1 kortti',
+  'phase.you.penalty_take_all': 'Ei pinottavaa: ota kortit',
   'phase.you.challenge': 'Haasta tai hyväksy',
   'phase.you.choose': 'Valitse väri',
 

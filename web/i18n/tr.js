@@ -97,6 +97,7 @@ export default {
   'table.their_turn': 'Sıra {name} oyuncusunda',
   'table.draw': 'Kart çek',
   'table.take': '{n} kart al',
+  'table.take_one': '1 kart al',
   'table.pass': 'Tut ve pas geç',
   'table.draw_pile': 'Çekme destesi, {n} kart',
   'table.color': 'Renk: {color}',
@@ -114,6 +115,9 @@ export default {
   'phase.you.play': 'Sıra sende: oyna ya da çek',
   'phase.you.after_draw': 'Çektiğin kartı oyna ya da tut',
   'phase.you.penalty': 'Üstüne kart koy ya da kartları al',
+  'phase.you.penalty_take': 'Üstüne koyacak kartın yok: {n} kart al',
+  'phase.you.penalty_take_one': 'Üstüne koyacak kartın yok: 1 kart al',
+  'phase.you.penalty_take_all': 'Üstüne koyacak kartın yok: kartları al',
   'phase.you.challenge': 'İtiraz et ya da kabul et',
   'phase.you.choose': 'Rengi söyle',
 
