@@ -231,9 +231,13 @@ function statusLine(S) {
   const text = mine
     ? (penaltyOnly(view) ?? (t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')))
     : t(away ? 'table.waiting_reconnect' : 'table.their_turn', { name: seatName(view, st.turn) });
-  return h('div', { class: ['status', mine && 'mine'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
+  // Out of turn, a legal play is a jump-in: say so (the card's light-blue ring alone told a
+  // newcomer nothing).
+  const jump = !mine && you && (movesOf(view).play || []).length > 0;
+  return h('div', { class: ['status', mine && 'mine', jump && 'with-hint'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
     mine && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, 'my-timer', { big: true }) : null,
-    h('span', {}, text));
+    h('span', {}, text),
+    jump ? h('span', { class: 'jump-hint', testid: 'jump-in-hint' }, t('table.jump_in_hint')) : null);
 }
 
 function challengePanel(S, actions) {

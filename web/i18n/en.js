@@ -109,6 +109,7 @@ export default {
   'table.cannot_play': 'You cannot play that card now.',
   'table.playable': 'playable',
   'table.jump_in': 'jump in!',
+  'table.jump_in_hint': 'You can jump in with the highlighted card!',
   'table.your_hand': 'Your hand, {n} cards',
   'table.actions': 'Actions',
 

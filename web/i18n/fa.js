@@ -109,6 +109,7 @@ export default {
   'table.cannot_play': 'الان نمی‌توانید این کارت را بازی کنید.',
   'table.playable': 'قابل بازی',
   'table.jump_in': 'بپر وسط!',
+  'table.jump_in_hint': 'با کارتِ مشخص‌شده می‌توانید وسط بپرید!',
   'table.your_hand': 'دست شما، {n} کارت',
   'table.actions': 'حرکت‌ها',
 

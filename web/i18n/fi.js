@@ -109,6 +109,7 @@ export default {
   'table.cannot_play': 'Et voi pelata tätä korttia nyt.',
   'table.playable': 'pelattavissa',
   'table.jump_in': 'väliinhyppy!',
+  'table.jump_in_hint': 'Voit hypätä väliin korostetulla kortilla!',
   'table.your_hand': 'Kätesi, {n} korttia',
   'table.actions': 'Siirrot',
 

@@ -109,6 +109,7 @@ export default {
   'table.cannot_play': 'Bu kartı şimdi oynayamazsın.',
   'table.playable': 'oynanabilir',
   'table.jump_in': 'araya gir!',
+  'table.jump_in_hint': 'İşaretli kartla araya girebilirsin!',
   'table.your_hand': 'Elin, {n} kart',
   'table.actions': 'Hamleler',
 
