@@ -233,7 +233,7 @@ function statusLine(S) {
     : t(away ? 'table.waiting_reconnect' : 'table.their_turn', { name: seatName(view, st.turn) });
   // Out of turn, a legal play is a jump-in: say so (the card's light-blue ring alone told a
   // newcomer nothing).
-  const jump = !mine && you && (movesOf(view).play || []).length > 0;
+  const jump = !mine && you && view.settings?.jump_in === true && (movesOf(view).play || []).length > 0;
   return h('div', { class: ['status', mine && 'mine', jump && 'with-hint'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
     mine && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, 'my-timer', { big: true }) : null,
     h('span', {}, text),
