@@ -339,6 +339,12 @@ function applyEvents(events, view, version) {
         ev.toasted = true; // the toast's live region reads it: not twice
       }
     }
+    // A challenge's outcome, and the hand it showed the challenger, were only in the event
+    // log (on a phone, far below the table): the table is told at once.
+    if (ev.kind === 'challenge_resolved') {
+      const text = describe(ev, { seats: names });
+      if (text) { toast(text, 8000); ev = { ...ev, toasted: true }; }
+    }
     onEvent(ev, ev.version ?? last, names);
   }
   // The host removed this seat from the lobby: the page went on as a spectator's, saying
@@ -618,11 +624,11 @@ export function announce(text) {
   }, 150);
 }
 
-export function toast(text) {
+export function toast(text, ms = 4000) {
   const box = document.getElementById('toasts');
   const el = h('div', { class: 'toast', role: 'status', testid: 'toast' }, text);
   box.append(el);
-  setTimeout(() => el.remove(), 4000);
+  setTimeout(() => el.remove(), ms);
 }
 
 // --- rendering --------------------------------------------------------------------------
