@@ -406,7 +406,9 @@ function afterEvents(events, before) {
   else if (kinds.has('uno_declared')) sound('uno');
   else if (turnNow && !turnBefore && before) {
     sound('turn');
-    if (!muted()) navigator.vibrate?.(120);
+    // Chromium refuses (and logs an error for) a buzz before the page's first tap, as after
+    // a reload mid-round.
+    if (!muted() && navigator.userActivation?.hasBeenActive !== false) navigator.vibrate?.(120);
   }
 }
 
