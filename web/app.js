@@ -339,9 +339,9 @@ function applyEvents(events, view, version) {
         ev.toasted = true; // the toast's live region reads it: not twice
       }
     }
-    // A challenge's outcome, and the hand it showed the challenger, were only in the event
-    // log (on a phone, far below the table): the table is told at once.
-    if (ev.kind === 'challenge_resolved') {
+    // A challenge's outcome (and the hand it showed the challenger) and a catch were only in
+    // the event log (on a phone, far below the table): the table is told at once.
+    if (ev.kind === 'challenge_resolved' || ev.kind === 'uno_caught') {
       const text = describe(ev, { seats: names });
       if (text) { toast(text, 8000); ev = { ...ev, toasted: true }; }
     }

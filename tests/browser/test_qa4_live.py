@@ -37,16 +37,19 @@ def _rig(
     live_server: str,
     hands: Sequence[Sequence[Spec]],
     first: Spec,
+    pile: Sequence[Spec] = (),
     **settings: Any,
 ) -> dict[int, list[int]]:
-    """Deals `hands` (seat 0 first; the last seat deals, so seat 0 starts) on `first`, untimed;
-    returns each seat's card ids. Waits until the host's lobby shows the settings."""
+    """Deals `hands` (seat 0 first; the last seat deals, so seat 0 starts) on `first`, then
+    `pile` on top of the draw pile, untimed; returns each seat's card ids. Waits until the
+    host's lobby shows the settings."""
     room = re.search(r"/r/([^/?#]+)$", host.url).group(1)  # type: ignore[union-attr]
     cards = httpx.get(f"{live_server}/api/rooms/{room}/deck").json()["cards"]
     pick = DeckPicker(cards)
     ids = {seat: [pick.take(*spec) for spec in hand] for seat, hand in enumerate(hands)}
     order = [ids[seat][i] for i in range(7) for seat in range(len(hands))]
     order.append(pick.take(*first))
+    order += [pick.take(*spec) for spec in pile]
     order += [int(c["id"]) for c in pick.left]
     chosen: dict[str, Any] = {
         "dealer": len(hands) - 1,
@@ -252,3 +255,38 @@ def test_the_outcome_of_a_challenge_is_shown_to_the_table_with_the_hand_to_the_c
     told = host.get_by_test_id("toast").filter(has_text="İtiraz haklı")
     expect(told).to_be_visible()
     expect(told).not_to_contain_text("Kırmızı 1")
+
+
+def test_a_catch_is_told_to_the_catcher_and_the_caught(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """Tapping "Catch!" changed only a count on the table (1 card → 3): neither the catcher nor
+    the player caught was told what happened, except far down the event log."""
+    host = pages("host", locale="fa-IR", **PHONE)
+    invite = host_opens_a_room(host, live_server, "آیدا")
+    guest = pages("guest", locale="tr-TR", **PHONE)
+    _joins(guest, invite, "Bora")
+    others: list[Spec] = [
+        (c, "number", v) for v in (8, 9) for c in ("green", "yellow", "blue") for _ in range(2)
+    ]
+    _rig(
+        host,
+        live_server,
+        [[("red", "number", v) for v in range(1, 8)], others[:7]],
+        ("red", "number", 0),
+        pile=others[7:],
+        uno_window_ms=30000,
+    )
+    host.get_by_test_id("start-btn").click()
+    for played in range(1, 7):
+        expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+        host.locator("[data-testid=hand] .card.legal").first.click()
+        if played < 6:  # Bora draws an 8 or a 9 of another color, and his turn ends
+            expect(guest.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+            guest.get_by_test_id("draw-btn").click()
+    # آیدا is left with one card and said no UNO.
+    guest.get_by_test_id("catch-0").click()
+    expect(guest.get_by_test_id("seat-0-count")).to_contain_text("3")
+    said = guest.get_by_test_id("toast").filter(has_text="UNO demeyen")
+    expect(said).to_have_text("Bora, UNO demeyen \u2068آیدا\u2069 oyuncusunu yakaladı: +2")
+    expect(host.get_by_test_id("toast").filter(has_text="را بدون اونو گرفت")).to_be_visible()
