@@ -465,7 +465,10 @@ export function cardEl(card, { as = 'div', testid, small = false, chosenColor = 
   const face = faceOf(card);
   const painted = face.color ?? chosenColor;
   const isWild = face.kind.startsWith('wild');
-  const name = kindName(face);
+  // An unlabelled Customizable shows what it does (its tooltip is out of a phone's reach).
+  const effect = face.kind === 'wild_custom' && !face.label && face.effect && has(`effect.${face.effect}`)
+    ? t(`effect.${face.effect}`, { n: face.n ?? '' }) : null;
+  const name = effect || kindName(face);
   const el = h(as, {
     class: ['card', small && 'small', `c-${painted ?? 'wild'}`, isWild && 'wild', ...classes],
     testid,

@@ -290,3 +290,30 @@ def test_a_catch_is_told_to_the_catcher_and_the_caught(
     said = guest.get_by_test_id("toast").filter(has_text="UNO demeyen")
     expect(said).to_have_text("Bora, UNO demeyen \u2068آیدا\u2069 oyuncusunu yakaladı: +2")
     expect(host.get_by_test_id("toast").filter(has_text="را بدون اونو گرفت")).to_be_visible()
+
+
+def test_a_customizable_wild_without_a_label_shows_its_effect_on_its_face(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """An unlabelled Wild Customizable read only "Wild Customizable" on its face; what it does
+    was in its tooltip, which a phone never shows. Its face now names the effect."""
+    host = pages("host", locale="fi-FI", **PHONE)
+    host_opens_a_room(host, live_server, "Mikko")
+    host.get_by_test_id("add-bot").click()
+    expect(host.get_by_test_id("lobby-seat-1")).to_have_attribute("data-bot", "true")
+    host.evaluate(
+        """() => window.uno.send({type: 'settings', settings: {custom_wilds: [
+             {effect: 'swap_hands'}, {effect: 'next_draws', n: 3, label: 'Pommi'}]}})"""
+    )
+    expect(host.get_by_test_id("lobby-custom-1-label")).to_have_value("Pommi")
+    hands: list[Sequence[Spec]] = [
+        [(None, "wild_custom", None), (None, "wild_custom", None), *GREENS[:5]],
+        YELLOWS + [("blue", "number", 1)],
+    ]
+    _rig(host, live_server, hands, ("red", "number", 3))
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    custom = host.locator("[data-testid=hand] .card[data-kind=wild_custom]")
+    expect(custom).to_have_count(2)
+    names = custom.locator(".cname").all_text_contents()
+    assert sorted(n.strip() for n in names) == ["Pommi", "Vaihda kädet"], names
