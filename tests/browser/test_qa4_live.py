@@ -88,9 +88,7 @@ def test_a_toast_on_a_phone_spans_the_screen_instead_of_half_of_it(
     assert box["width"] >= 390 - 2 * 16 - 2, box
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     # And the strip under the toast lets taps through to the page.
-    under = bob.evaluate(
-        "() => getComputedStyle(document.getElementById('toasts')).pointerEvents"
-    )
+    under = bob.evaluate("() => getComputedStyle(document.getElementById('toasts')).pointerEvents")
     assert under == "none"
 
 
@@ -150,7 +148,10 @@ def test_a_penalty_with_nothing_to_stack_says_take_the_cards(
     ids = _rig(
         host,
         live_server,
-        [[("red", "draw2", None), ("red", "draw2", None), *GREENS[:5]], YELLOWS + [("blue", "number", 1)]],
+        [
+            [("red", "draw2", None), ("red", "draw2", None), *GREENS[:5]],
+            [*YELLOWS, ("blue", "number", 1)],
+        ],
         ("red", "number", 3),
         stack_draw2=True,
     )
@@ -308,7 +309,7 @@ def test_a_customizable_wild_without_a_label_shows_its_effect_on_its_face(
     expect(host.get_by_test_id("lobby-custom-1-label")).to_have_value("Pommi")
     hands: list[Sequence[Spec]] = [
         [(None, "wild_custom", None), (None, "wild_custom", None), *GREENS[:5]],
-        YELLOWS + [("blue", "number", 1)],
+        [*YELLOWS, ("blue", "number", 1)],
     ]
     _rig(host, live_server, hands, ("red", "number", 3))
     host.get_by_test_id("start-btn").click()
