@@ -318,3 +318,35 @@ def test_a_customizable_wild_without_a_label_shows_its_effect_on_its_face(
     expect(custom).to_have_count(2)
     names = custom.locator(".cname").all_text_contents()
     assert sorted(n.strip() for n in names) == ["Pommi", "Vaihda kädet"], names
+
+
+RECTS = """(el) => {
+  // The left edge of the first place each character is drawn in the element's text.
+  const node = el.firstChild;
+  const at = (ch) => {
+    const i = node.data.indexOf(ch);
+    const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);
+    return r.getBoundingClientRect().x;
+  };
+  return { label: at('ج'), from: at('۲'), to: at('۴') };
+}"""
+
+
+def test_a_settings_change_reads_right_to_left_in_persian(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """A setting's change, "label: 2 ← 4", was laid out left to right inside the Persian
+    sentence: the list and each change were wrapped in first-strong isolates that held only
+    other isolates, so they fell back to left-to-right, and the arrow pointed from the new
+    value to the old one ("4 → 2" to a Persian reader). Now it reads "جریمه…: ۲ ← ۴"."""
+    host = pages("host")
+    invite = host_opens_a_room(host, live_server, "Ann")
+    guest = pages("guest", locale="fa-IR")  # wide enough for the toast to be one line
+    _joins(guest, invite, "آیدا")
+    host.evaluate("() => window.uno.send({type: 'settings', settings: {uno_penalty: 4}})")
+    toast = guest.get_by_test_id("toast")
+    expect(toast).to_contain_text("جریمه")
+    assert (toast.bounding_box() or {}).get("height", 99) < 50  # one line
+    x = toast.evaluate(RECTS)
+    # Right to left: the label, then the old value, the arrow, the new value.
+    assert x["label"] > x["from"] > x["to"], x
