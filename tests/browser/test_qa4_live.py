@@ -350,3 +350,58 @@ def test_a_settings_change_reads_right_to_left_in_persian(
     x = toast.evaluate(RECTS)
     # Right to left: the label, then the old value, the arrow, the new value.
     assert x["label"] > x["from"] > x["to"], x
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+SIZES: dict[str, dict[str, Any]] = {
+    "laptop": {"viewport": {"width": 1280, "height": 800}},
+    "desktop": {"viewport": {"width": 1440, "height": 1000}},
+    "phone": PHONE,
+}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_toast_does_not_cover_the_challenge_buttons(
+    pages: Any, live_server: str, console_errors: ConsoleErrors, size: str
+) -> None:
+    """On a desktop the challenge panel sits at the bottom of the screen, where the toasts
+    are: a toast (a catch, a settings change, a card tapped that cannot be played) hid the
+    Challenge and Accept buttons for seconds while the challenge clock ran."""
+    host = pages("host")
+    invite = host_opens_a_room(host, live_server, "Ann")
+    guest = pages("guest", **SIZES[size])
+    _joins(guest, invite, "Bob")
+    ids = _rig(
+        host,
+        live_server,
+        [
+            [(None, "wild_draw4", None), ("red", "number", 1), *GREENS[:5]],
+            [("blue", "number", 1), *YELLOWS],
+        ],
+        ("red", "number", 3),
+        challenge_seconds=60,
+    )
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    host.get_by_test_id("pick-color-blue").click()
+    dialog = guest.get_by_test_id("challenge-dialog")
+    expect(dialog).to_be_visible()
+    # No card may be played now: tapping one says so in a toast.
+    guest.get_by_test_id(f"card-{ids[1][0]}").click(force=True)
+    toast = guest.get_by_test_id("toast").filter(has_text="You cannot play that card now.")
+    expect(toast).to_be_visible()
+    for button in ("challenge-btn", "accept-btn"):
+        box = guest.get_by_test_id(button).bounding_box()
+        assert box is not None
+        assert not _overlap(box, toast.bounding_box()), (button, box, toast.bounding_box())
+    guest.get_by_test_id("accept-btn").click()
+    expect(dialog).to_have_count(0)
