@@ -205,10 +205,15 @@ function keysHelp(S, actions) {
 
 // --- your area ------------------------------------------------------------------------------
 
-/** A draw penalty the player cannot stack on: say to take the cards (not "stack or take"). */
-function penaltyOnly(view) {
+/** What the turn really allows when "play or draw" or "stack or take" would say too much: a
+ * draw penalty the player cannot stack on, a turn where drawing is not allowed (the room's
+ * no_voluntary_draw) or where no card can be played. */
+function onlyMove(view) {
   const st = view.state || {};
-  if (st.phase !== 'penalty' || (movesOf(view).play || []).length) return null;
+  const moves = movesOf(view);
+  const plays = (moves.play || []).length;
+  if (st.phase === 'play') return plays && !moves.draw ? t('phase.you.play_only') : !plays && moves.draw ? t('phase.you.draw_only') : null;
+  if (st.phase !== 'penalty' || plays) return null;
   const n = st.pending_draw;
   return n > 1 ? t('phase.you.penalty_take', { n }) : n === 1 ? t('phase.you.penalty_take_one') : t('phase.you.penalty_take_all');
 }
@@ -229,7 +234,7 @@ function statusLine(S) {
   // A human whose connection dropped: say the table waits for them (a bot steps in later).
   const away = current && !current.connected && !current.bot && !current.afk;
   const text = mine
-    ? (penaltyOnly(view) ?? (t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')))
+    ? (onlyMove(view) ?? (t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')))
     : t(away ? 'table.waiting_reconnect' : 'table.their_turn', { name: seatName(view, st.turn) });
   // Out of turn, a legal play is a jump-in: say so (the card's light-blue ring alone told a
   // newcomer nothing).

@@ -405,3 +405,35 @@ def test_a_toast_does_not_cover_the_challenge_buttons(
         assert not _overlap(box, toast.bounding_box()), (button, box, toast.bounding_box())
     guest.get_by_test_id("accept-btn").click()
     expect(dialog).to_have_count(0)
+
+
+def test_the_status_line_says_when_a_turn_allows_only_a_play_or_only_a_draw(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """Under "draw only when you cannot play" the status line still said "Your turn: play or
+    draw" while the Draw button was greyed out, with nothing to say why; and a player with
+    nothing to play was told to "play or draw"."""
+    host = pages("host", locale="tr-TR", **PHONE)
+    invite = host_opens_a_room(host, live_server, "Ayşe")
+    guest = pages("guest", locale="fi-FI", **PHONE)
+    _joins(guest, invite, "Mikko")
+    ids = _rig(
+        host,
+        live_server,
+        [[("red", "number", 7), *GREENS], [*YELLOWS, ("blue", "number", 1)]],
+        ("red", "number", 3),
+        pile=[("blue", "number", 2)],
+        no_voluntary_draw=True,
+    )
+    host.get_by_test_id("start-btn").click()
+    status = host.get_by_test_id("turn-status")
+    expect(status).to_have_attribute("data-mine", "true")
+    expect(status).to_have_text("Sıra sende: bir kart oyna (oynayabilirken kart çekemezsin)")
+    expect(host.get_by_test_id("draw-btn")).to_be_disabled()
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    # Mikko holds yellow 1-6 and a blue 1 on a red 7: nothing to play.
+    status = guest.get_by_test_id("turn-status")
+    expect(status).to_have_attribute("data-mine", "true")
+    expect(status).to_have_text("Ei pelattavaa: nosta kortti")
+    guest.get_by_test_id("draw-btn").click()  # a blue 2: the turn passes
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")

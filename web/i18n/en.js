@@ -114,6 +114,8 @@ export default {
   'table.actions': 'Actions',
 
   'phase.you.play': 'Your turn: play or draw',
+  'phase.you.play_only': 'Your turn: play a card (no drawing while you can play)',
+  'phase.you.draw_only': 'Nothing to play: draw a card',
   'phase.you.after_draw': 'Play the drawn card or keep it',
   'phase.you.penalty': 'Stack a card or take the cards',
   'phase.you.penalty_take': 'Nothing to stack: take {n} cards',

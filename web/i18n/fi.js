@@ -114,6 +114,8 @@ export default {
   'table.actions': 'Siirrot',
 
   'phase.you.play': 'Sinun vuorosi: pelaa tai nosta',
+  'phase.you.play_only': 'Sinun vuorosi: pelaa kortti (nostaa ei saa, kun voit pelata)',
+  'phase.you.draw_only': 'Ei pelattavaa: nosta kortti',
   'phase.you.after_draw': 'Pelaa nostettu kortti tai pidä se',
   'phase.you.penalty': 'Pinoa kortti tai ota kortit',
   'phase.you.penalty_take': 'Ei pinottavaa: ota {n} korttia',

@@ -114,6 +114,8 @@ export default {
   'table.actions': 'Hamleler',
 
   'phase.you.play': 'Sıra sende: oyna ya da çek',
+  'phase.you.play_only': 'Sıra sende: bir kart oyna (oynayabilirken kart çekemezsin)',
+  'phase.you.draw_only': 'Oynayacak kartın yok: kart çek',
   'phase.you.after_draw': 'Çektiğin kartı oyna ya da tut',
   'phase.you.penalty': 'Üstüne kart koy ya da kartları al',
   'phase.you.penalty_take': 'Üstüne koyacak kartın yok: {n} kart al',
