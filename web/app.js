@@ -314,6 +314,9 @@ function withDefaults(settings) {
   return settings ? { ...DEFAULTS, ...settings } : null;
 }
 
+/** Events told in a toast as well as in the log: they change hands or cards at a stroke. */
+const TOASTED = new Set(['challenge_resolved', 'uno_caught', 'hands_swapped', 'hands_rotated', 'hands_shuffled']);
+
 /**
  * One commit (or several merged, after a resume): its events in order to the log, the live
  * region and the animations, then the view after the last of them, rendered once.
@@ -339,9 +342,10 @@ function applyEvents(events, view, version) {
         ev.toasted = true; // the toast's live region reads it: not twice
       }
     }
-    // A challenge's outcome (and the hand it showed the challenger) and a catch were only in
-    // the event log (on a phone, far below the table): the table is told at once.
-    if (ev.kind === 'challenge_resolved' || ev.kind === 'uno_caught') {
+    // A challenge's outcome (and the hand it showed the challenger), a catch, and hands that
+    // changed owner were only in the event log (on a phone, far below the table): a player's
+    // cards changed without a word. The table is told at once.
+    if (TOASTED.has(ev.kind)) {
       const text = describe(ev, { seats: names });
       if (text) { toast(text, 8000); ev = { ...ev, toasted: true }; }
     }

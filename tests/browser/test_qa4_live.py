@@ -437,3 +437,30 @@ def test_the_status_line_says_when_a_turn_allows_only_a_play_or_only_a_draw(
     expect(status).to_have_text("Ei pelattavaa: nosta kortti")
     guest.get_by_test_id("draw-btn").click()  # a blue 2: the turn passes
     expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+
+
+def test_a_player_whose_hand_is_swapped_is_told(
+    pages: Any, live_server: str, console_errors: ConsoleErrors
+) -> None:
+    """A 7 (seven_zero) swapped Mikko's hand for Ann's without a word on his screen: his cards
+    simply changed. The swap (and a rotation, a shuffle of every hand) is now a toast."""
+    host = pages("host")
+    invite = host_opens_a_room(host, live_server, "Ann")
+    guest = pages("guest", locale="fi-FI", **PHONE)
+    _joins(guest, invite, "Mikko")
+    ids = _rig(
+        host,
+        live_server,
+        [[("red", "number", 7), *GREENS], [("blue", "number", 7), *YELLOWS]],
+        ("red", "number", 3),
+        seven_zero=True,
+    )
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    host.get_by_test_id("pick-target-1").click()
+    expect(guest.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    expect(guest.get_by_test_id(f"card-{ids[0][1]}")).to_be_visible()  # Ann's green 1
+    expect(
+        guest.get_by_test_id("toast").filter(has_text="Ann vaihtoi kädet pelaajan Mikko kanssa")
+    ).to_be_visible()
