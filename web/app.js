@@ -347,7 +347,7 @@ function applyEvents(events, view, version) {
     // cards changed without a word. The table is told at once.
     if (TOASTED.has(ev.kind)) {
       const text = describe(ev, { seats: names });
-      if (text) { toast(text, 8000); ev = { ...ev, toasted: true }; }
+      if (text) { toast(text, 8000, 'event'); ev = { ...ev, toasted: true }; }
     }
     onEvent(ev, ev.version ?? last, names);
   }
@@ -630,9 +630,10 @@ export function announce(text) {
   }, 150);
 }
 
-export function toast(text, ms = 4000) {
+/** A short message at the screen's edge; `kind` 'event' marks a move's news (not a refusal). */
+export function toast(text, ms = 4000, kind = null) {
   const box = document.getElementById('toasts');
-  const el = h('div', { class: 'toast', role: 'status', testid: 'toast' }, text);
+  const el = h('div', { class: 'toast', role: 'status', testid: 'toast', dataset: kind ? { kind } : {} }, text);
   box.append(el);
   setTimeout(() => el.remove(), ms);
 }
