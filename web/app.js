@@ -314,6 +314,9 @@ function withDefaults(settings) {
   return settings ? { ...DEFAULTS, ...settings } : null;
 }
 
+/** Events told in a toast as well as in the log: they change hands or cards at a stroke. */
+const TOASTED = new Set(['challenge_resolved', 'uno_caught', 'hands_swapped', 'hands_rotated', 'hands_shuffled']);
+
 /**
  * One commit (or several merged, after a resume): its events in order to the log, the live
  * region and the animations, then the view after the last of them, rendered once.
@@ -338,6 +341,13 @@ function applyEvents(events, view, version) {
         toast(t('ev.settings_changed_to', { changes: changesText(ev.changes) }));
         ev.toasted = true; // the toast's live region reads it: not twice
       }
+    }
+    // A challenge's outcome (and the hand it showed the challenger), a catch, and hands that
+    // changed owner were only in the event log (on a phone, far below the table): a player's
+    // cards changed without a word. The table is told at once.
+    if (TOASTED.has(ev.kind)) {
+      const text = describe(ev, { seats: names });
+      if (text) { toast(text, 8000, 'event'); ev = { ...ev, toasted: true }; }
     }
     onEvent(ev, ev.version ?? last, names);
   }
@@ -400,7 +410,9 @@ function afterEvents(events, before) {
   else if (kinds.has('uno_declared')) sound('uno');
   else if (turnNow && !turnBefore && before) {
     sound('turn');
-    if (!muted()) navigator.vibrate?.(120);
+    // Chromium refuses (and logs an error for) a buzz before the page's first tap, as after
+    // a reload mid-round.
+    if (!muted() && navigator.userActivation?.hasBeenActive !== false) navigator.vibrate?.(120);
   }
 }
 
@@ -618,11 +630,12 @@ export function announce(text) {
   }, 150);
 }
 
-export function toast(text) {
+/** A short message at the screen's edge; `kind` 'event' marks a move's news (not a refusal). */
+export function toast(text, ms = 4000, kind = null) {
   const box = document.getElementById('toasts');
-  const el = h('div', { class: 'toast', role: 'status', testid: 'toast' }, text);
+  const el = h('div', { class: 'toast', role: 'status', testid: 'toast', dataset: kind ? { kind } : {} }, text);
   box.append(el);
-  setTimeout(() => el.remove(), 4000);
+  setTimeout(() => el.remove(), ms);
 }
 
 // --- rendering --------------------------------------------------------------------------

@@ -243,15 +243,26 @@ export function t(key, params) {
     const value = params[name];
     if (typeof value === 'number') return formatNumber(value);
     const str = (value ?? '').toString();
-    return str && (rtl || RTL_TEXT.test(str)) ? `\u2068${str}\u2069` : str;
+    return str && (rtl || RTL_TEXT.test(str)) ? isolate(str, rtl) : str;
   });
+}
+
+/**
+ * `str` in an isolate. A name or a card takes its own direction (first strong isolate). A text
+ * this page composed (a change, a list: it begins with an isolate of its own) takes the page's:
+ * a first strong isolate looks past the isolates inside it, finds no letter and falls back to
+ * left to right, which turned a Persian "label: ۲ ← ۴" around.
+ */
+function isolate(str, rtl) {
+  if (/^[\u2066-\u2068]/.test(str)) return `${rtl ? '\u2067' : '\u2066'}${str}\u2069`;
+  return `\u2068${str}\u2069`;
 }
 
 /** Items (names, cards) as one list in the page's language: Persian separates them with "،"
  * and isolates each one, like every inserted text. */
 export function listText(items) {
   const rtl = LANGUAGES[current].dir === 'rtl';
-  return items.map((x) => (rtl ? `\u2068${x}\u2069` : String(x))).join(t('list.sep'));
+  return items.map((x) => (rtl ? isolate(String(x), rtl) : String(x))).join(t('list.sep'));
 }
 
 /** True when the current catalog (or English) has `key`. */
@@ -465,7 +476,10 @@ export function cardEl(card, { as = 'div', testid, small = false, chosenColor = 
   const face = faceOf(card);
   const painted = face.color ?? chosenColor;
   const isWild = face.kind.startsWith('wild');
-  const name = kindName(face);
+  // An unlabelled Customizable shows what it does (its tooltip is out of a phone's reach).
+  const effect = face.kind === 'wild_custom' && !face.label && face.effect && has(`effect.${face.effect}`)
+    ? t(`effect.${face.effect}`, { n: face.n ?? '' }) : null;
+  const name = effect || kindName(face);
   const el = h(as, {
     class: ['card', small && 'small', `c-${painted ?? 'wild'}`, isWild && 'wild', ...classes],
     testid,

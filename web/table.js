@@ -205,6 +205,24 @@ function keysHelp(S, actions) {
 
 // --- your area ------------------------------------------------------------------------------
 
+/** What the turn really allows when "play or draw" or "stack or take" would say too much: a
+ * draw penalty the player cannot stack on, a turn where drawing is not allowed (the room's
+ * no_voluntary_draw) or where no card can be played. */
+function onlyMove(view) {
+  const st = view.state || {};
+  const moves = movesOf(view);
+  const plays = (moves.play || []).length;
+  if (st.phase === 'play') return plays && !moves.draw ? t('phase.you.play_only') : !plays && moves.draw ? t('phase.you.draw_only') : null;
+  if (st.phase !== 'penalty' || plays) return null;
+  const n = st.pending_draw;
+  return n > 1 ? t('phase.you.penalty_take', { n }) : n === 1 ? t('phase.you.penalty_take_one') : t('phase.you.penalty_take_all');
+}
+
+/** "Take 4 cards", "Take 1 card" (a Draw One): the button of a pending draw. */
+function takeText(n) {
+  return n === 1 ? t('table.take_one') : t('table.take', { n });
+}
+
 function statusLine(S) {
   const view = S.view;
   const st = view.state || {};
@@ -216,11 +234,15 @@ function statusLine(S) {
   // A human whose connection dropped: say the table waits for them (a bot steps in later).
   const away = current && !current.connected && !current.bot && !current.afk;
   const text = mine
-    ? t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')
+    ? (onlyMove(view) ?? (t(`phase.you.${st.phase}`) !== `phase.you.${st.phase}` ? t(`phase.you.${st.phase}`) : t('table.your_turn')))
     : t(away ? 'table.waiting_reconnect' : 'table.their_turn', { name: seatName(view, st.turn) });
-  return h('div', { class: ['status', mine && 'mine'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
+  // Out of turn, a legal play is a jump-in: say so (the card's light-blue ring alone told a
+  // newcomer nothing).
+  const jump = !mine && you && view.settings?.jump_in === true && (movesOf(view).play || []).length > 0;
+  return h('div', { class: ['status', mine && 'mine', jump && 'with-hint'], testid: 'turn-status', dataset: { mine: String(!!mine) } },
     mine && turnDl?.at ? ring(turnDl.at, (view.settings?.turn_seconds || 30) * 1000, 'my-timer', { big: true }) : null,
-    h('span', {}, text));
+    h('span', {}, text),
+    jump ? h('span', { class: 'jump-hint', testid: 'jump-in-hint' }, t('table.jump_in_hint')) : null);
 }
 
 function challengePanel(S, actions) {
@@ -282,7 +304,7 @@ function actionBar(S, actions) {
   }, unoNow ? t('uno.declare') : S.unoArmed ? t('uno.armed') : t('uno.arm'));
   return h('div', { class: 'actions', role: 'toolbar', 'aria-label': t('table.actions'), dataset: { focusGroup: 'actions' } },
     h('button', { type: 'button', testid: 'draw-btn', disabled: !moves.draw, onclick: () => actions.send({ type: 'draw' }) },
-      view.state?.pending_draw && view.state?.phase === 'penalty' ? t('table.take', { n: view.state.pending_draw }) : t('table.draw')),
+      view.state?.pending_draw && view.state?.phase === 'penalty' ? takeText(view.state.pending_draw) : t('table.draw')),
     h('button', { type: 'button', testid: 'pass-btn', disabled: !moves.pass, onclick: () => actions.send({ type: 'pass' }) }, t('table.pass')),
     unoBtn,
     h('button', {
@@ -542,7 +564,8 @@ export function pickerOverlay(S, actions) {
       h('div', { class: 'targets', role: 'group' }, p.move.targets.map((seat) => h('button', {
         type: 'button', class: 'target', testid: `pick-target-${seat}`,
         onclick: () => { p.target = seat; continuePlay(S, actions); },
-      }, seatName(S.view, seat), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
+        // The name isolated: a right-to-left name would take the count along ("7 · آیدا cards").
+      }, h('bdi', {}, seatName(S.view, seat)), ' · ', cardsText(S.view.seats[seat]?.hand_count ?? 0))))];
   }
   return h('div', {
     class: 'overlay', testid: 'picker', dataset: { focusKeep: '' },

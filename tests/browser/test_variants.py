@@ -17,7 +17,10 @@ pytestmark = pytest.mark.browser
 RECORD_TOASTS = """() => {
   window.__toasts = [];
   new MutationObserver((ms) => {
-    for (const m of ms) for (const n of m.addedNodes) window.__toasts.push(n.textContent);
+    // A move's news (a swap, a catch) is told in a toast too; a refusal is what counts here.
+    for (const m of ms) for (const n of m.addedNodes) {
+      if (n.dataset?.kind !== 'event') window.__toasts.push(n.textContent);
+    }
   }).observe(document.getElementById('toasts'), { childList: true });
 }"""
 
