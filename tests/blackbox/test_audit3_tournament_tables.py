@@ -8,6 +8,7 @@ entrants' own seats work as before."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from e2e.harness import Harness
@@ -47,6 +48,16 @@ async def _started_table(
     assert started.status_code == 200, started.text
     room = started.json()["rounds"][0]["tables"][0]["room"]
     return code, room, tokens
+
+
+async def _seats(server: Harness, code: str, tokens: list[str]) -> list[dict[str, Any]]:
+    """Each entrant's `/me`: its table and seat token."""
+    seats = []
+    for token in tokens:
+        me = await server.http.get(f"/api/tournaments/{code}/me", headers=bearer(token))
+        assert me.status_code == 200, me.text
+        seats.append(me.json())
+    return seats
 
 
 async def test_a_stranger_cannot_take_a_free_seat_of_a_tournament_table(server: Harness) -> None:
@@ -91,11 +102,7 @@ async def test_the_entrant_in_the_host_seat_cannot_remove_a_rival(server: Harnes
     table by forfeit at once (the entrants still seated rank first). The command is now
     refused for a person's seat on a tournament table; nothing changes."""
     code, room, tokens = await _started_table(server, entrants=3, table_size=3)
-    seats = []
-    for token in tokens:
-        me = await server.http.get(f"/api/tournaments/{code}/me", headers=bearer(token))
-        assert me.status_code == 200, me.text
-        seats.append(me.json())
+    seats = await _seats(server, code, tokens)
     host_seat = next(s for s in seats if s["seat"] == 0)
     host = await server.connect(room, host_seat["token"])
     before = await server.summary(room)
@@ -119,11 +126,7 @@ async def test_the_entrant_in_the_host_seat_cannot_deal_before_its_rivals_arrive
     covered them. The tournament deals its tables (every entrant here, or the grace period
     over); the host seat's `start` in the lobby is refused and changes nothing."""
     code, room, tokens = await _started_table(server, entrants=3, table_size=3)
-    seats = []
-    for token in tokens:
-        me = await server.http.get(f"/api/tournaments/{code}/me", headers=bearer(token))
-        assert me.status_code == 200, me.text
-        seats.append(me.json())
+    seats = await _seats(server, code, tokens)
     host_seat = next(s for s in seats if s["seat"] == 0)
     host = await server.connect(room, host_seat["token"])
     assert host.view["you"]["moves"]["start"] is False

@@ -67,6 +67,27 @@ GREENS: list[Spec] = [("green", "number", v) for v in (1, 2, 3, 4, 5, 6)]
 YELLOWS: list[Spec] = [("yellow", "number", v) for v in (1, 2, 3, 4, 5, 6)]
 
 
+def _host_plays_an_illegal_wild_draw_four(host: Page, live_server: str) -> dict[int, list[int]]:
+    """Rig a two-seat deal where the host holds a Wild Draw Four and a red card on a red top,
+    start, and play the Wild Draw Four (blue) at once: the guest is asked to challenge. The
+    dealt card ids, per seat."""
+    ids = _rig(
+        host,
+        live_server,
+        [
+            [(None, "wild_draw4", None), ("red", "number", 1), *GREENS[:5]],
+            [("blue", "number", 1), *YELLOWS],
+        ],
+        ("red", "number", 3),
+        challenge_seconds=60,
+    )
+    host.get_by_test_id("start-btn").click()
+    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
+    host.get_by_test_id(f"card-{ids[0][0]}").click()
+    host.get_by_test_id("pick-color-blue").click()
+    return ids
+
+
 def test_a_toast_on_a_phone_spans_the_screen_instead_of_half_of_it(
     pages: Any, live_server: str, console_errors: ConsoleErrors
 ) -> None:
@@ -237,20 +258,7 @@ def test_the_outcome_of_a_challenge_is_shown_to_the_table_with_the_hand_to_the_c
     invite = host_opens_a_room(host, live_server, "Ayşe")
     fin = pages("fin", locale="fi-FI", **PHONE)
     _joins(fin, invite, "Mikko")
-    ids = _rig(
-        host,
-        live_server,
-        [
-            [(None, "wild_draw4", None), ("red", "number", 1), *GREENS[:5]],
-            [("blue", "number", 1), *YELLOWS],
-        ],
-        ("red", "number", 3),
-        challenge_seconds=60,
-    )
-    host.get_by_test_id("start-btn").click()
-    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
-    host.get_by_test_id(f"card-{ids[0][0]}").click()
-    host.get_by_test_id("pick-color-blue").click()
+    _host_plays_an_illegal_wild_draw_four(host, live_server)
     expect(fin.get_by_test_id("challenge-dialog")).to_be_visible()
     fin.get_by_test_id("challenge-btn").click()
     expect(fin.get_by_test_id("challenge-dialog")).to_have_count(0)
@@ -383,20 +391,7 @@ def test_a_toast_does_not_cover_the_challenge_buttons(
     invite = host_opens_a_room(host, live_server, "Ann")
     guest = pages("guest", **SIZES[size])
     _joins(guest, invite, "Bob")
-    ids = _rig(
-        host,
-        live_server,
-        [
-            [(None, "wild_draw4", None), ("red", "number", 1), *GREENS[:5]],
-            [("blue", "number", 1), *YELLOWS],
-        ],
-        ("red", "number", 3),
-        challenge_seconds=60,
-    )
-    host.get_by_test_id("start-btn").click()
-    expect(host.get_by_test_id("turn-status")).to_have_attribute("data-mine", "true")
-    host.get_by_test_id(f"card-{ids[0][0]}").click()
-    host.get_by_test_id("pick-color-blue").click()
+    ids = _host_plays_an_illegal_wild_draw_four(host, live_server)
     dialog = guest.get_by_test_id("challenge-dialog")
     expect(dialog).to_be_visible()
     # No card may be played now: tapping one says so in a toast.
