@@ -206,10 +206,9 @@ def do_remove_bot(ctx: Ctx, seat: int | None, act: RemoveBot) -> None:
         raise fail("bad_command", "the host leaves with `leave`")
     if not st.seats[target].bot and not act.any_seat:
         raise fail("bad_command", "that seat is not a bot")
-    if not st.seats[target].bot and st.settings.keep_departed:
-        # A tournament's table (the only rooms that keep departed seats): its seats are the
-        # tournament's entrants, and the entrant in the host seat must not free a rival's
-        # (a freed entrant forfeits the table).
+    if not st.seats[target].bot and st.settings.organised:
+        # A tournament's table: its seats are the tournament's entrants, and the entrant in
+        # the host seat must not free a rival's (a freed entrant forfeits the table).
         raise fail("bad_command", "a tournament table's players cannot be removed")
     _remove_seat(ctx, target)
 

@@ -362,7 +362,7 @@ class RoomService:
         await self._load(room)  # before the lock: an unknown room must not leave one behind
         async with self._lock(room):
             record = await self._load(room)
-            if by_link and record.state.settings.keep_departed:  # only tables keep them
+            if by_link and record.state.settings.organised:  # a tournament's table
                 message = "a tournament table seats its entrants only; you may watch it"
                 raise RoomError("room_full", message, 409)
             seated = {name_key(s.name) for s in record.state.seats}
